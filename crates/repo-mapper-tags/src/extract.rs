@@ -1,0 +1,247 @@
+//! Running the tag queries over a parsed file.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::registry::{self, Compiled};
+use crate::{Dialect, Language, Tag, TagKind};
+
+const DEF_PREFIX: &str = "name.definition.";
+const REF_PREFIX: &str = "name.reference.";
+
+thread_local! {
+    /// One parser per language per thread: parsers are not `Sync` and cost an allocation
+    /// to create, so rayon workers keep theirs.
+    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Reads `path` as Aider's `io.read_text` does, for tag extraction: `None` when the file is
+/// not valid UTF-8 (SPEC §13.6: such files yield no tags), else the text with `\r\n` and
+/// lone `\r` turned into `\n` (Python's universal newlines), so line numbers agree with
+/// Aider's on every file.
+pub fn read_source(path: &Path) -> io::Result<Option<String>> {
+    let bytes = std::fs::read(path)?;
+    Ok(String::from_utf8(bytes).ok().map(normalize_newlines))
+}
+
+/// Python's universal-newline translation: `\r\n` and lone `\r` become `\n`.
+pub fn normalize_newlines(text: String) -> String {
+    if !text.contains('\r') {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            if chars.peek() == Some(&'\n') {
+                chars.next();
+            }
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Extracts the tags of one file, reading it from disk.
+///
+/// The language comes from the file name ([`Language::for_path`]); a file of no supported
+/// language, an empty file and a file that is not valid UTF-8 yield no tags. Errors are
+/// only those of reading the file (missing, unreadable, a directory).
+pub fn extract_file(fname: &Path, rel_fname: &str, dialect: Dialect) -> io::Result<Vec<Tag>> {
+    let Some(lang) = Language::for_path(fname, dialect) else {
+        return Ok(Vec::new());
+    };
+    let Some(source) = read_source(fname)? else {
+        tracing::debug!(file = %fname.display(), "not valid UTF-8: no tags");
+        return Ok(Vec::new());
+    };
+    Ok(extract_source(
+        lang,
+        &source,
+        Arc::from(rel_fname),
+        Arc::from(fname),
+        dialect,
+    ))
+}
+
+/// Extracts the tags of `source`, a file in language `lang`.
+///
+/// Tags come grouped by capture name, in the order the names first appear, each group in
+/// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
+/// them). When the file has definitions but no references, the language's identifier query
+/// supplies references with line −1 (SPEC §3.2). A tree with syntax errors still yields the
+/// tags its well-formed parts hold. A query that does not compile yields no tags and a
+/// warning (the test suite compiles every embedded query, so this is not expected).
+pub fn extract_source(
+    lang: Language,
+    source: &str,
+    rel_fname: Arc<str>,
+    fname: Arc<Path>,
+    dialect: Dialect,
+) -> Vec<Tag> {
+    if source.is_empty() {
+        return Vec::new();
+    }
+    let compiled: &'static Compiled = match registry::compiled(lang) {
+        Ok(c) => c,
+        Err(err) => {
+            tracing::warn!("{err}");
+            return Vec::new();
+        }
+    };
+    let Some(tree) = parse(lang, source) else {
+        return Vec::new();
+    };
+    let root = tree.root_node();
+    let bytes = source.as_bytes();
+
+    let mut tags = Vec::new();
+    let mut saw_def = false;
+    let mut saw_ref = false;
+    for (name, nodes) in captures_by_name(&compiled.tags, root, bytes, dialect) {
+        if dialect == Dialect::Aider && aider_never_matches(lang, name) {
+            continue;
+        }
+        let (kind, sub_kind) = if let Some(sub) = name.strip_prefix(DEF_PREFIX) {
+            saw_def = true;
+            (TagKind::Def, sub)
+        } else if let Some(sub) = name.strip_prefix(REF_PREFIX) {
+            saw_ref = true;
+            (TagKind::Ref, sub)
+        } else {
+            continue;
+        };
+        for node in nodes {
+            tags.push(Tag {
+                rel_fname: Arc::clone(&rel_fname),
+                fname: Arc::clone(&fname),
+                line: row_to_line(node.start_position().row),
+                name: node_text(node, bytes),
+                kind,
+                sub_kind,
+            });
+        }
+    }
+
+    if saw_def
+        && !saw_ref
+        && let Some(idents) = &compiled.idents
+    {
+        for (name, nodes) in captures_by_name(idents, root, bytes, Dialect::Default) {
+            let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
+                continue;
+            };
+            for node in nodes {
+                tags.push(Tag {
+                    rel_fname: Arc::clone(&rel_fname),
+                    fname: Arc::clone(&fname),
+                    line: -1,
+                    name: node_text(node, bytes),
+                    kind: TagKind::Ref,
+                    sub_kind,
+                });
+            }
+        }
+    }
+    tags
+}
+
+/// Captures of Aider's queries that never match under Aider 0.86.2 because its grammar
+/// builds a different tree, while they do match ours.
+///
+/// * python `name.definition.constant`: the pattern is
+///   `(module (expression_statement (assignment left: (identifier))))`; with
+///   tree-sitter-language-pack 0.13's python grammar py-tree-sitter never matches it
+///   (measured: no module-level constant is ever tagged), with tree-sitter-python 0.25 it
+///   does.
+fn aider_never_matches(lang: Language, capture: &str) -> bool {
+    matches!(
+        (lang, capture),
+        (Language::Python, "name.definition.constant")
+    )
+}
+
+fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut parser = Parser::new();
+                if let Err(err) = parser.set_language(&registry::grammar(lang)) {
+                    tracing::warn!("cannot load the {lang} grammar: {err}");
+                    return None;
+                }
+                e.insert(parser)
+            }
+        };
+        parser.parse(source, None)
+    })
+}
+
+/// Captures of `query`, grouped by capture name in order of first appearance, each node
+/// once per name, in source order. (py-tree-sitter's `captures()` returns each group in an
+/// order that changes from run to run, so Aider's order cannot be reproduced; source order
+/// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
+/// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
+/// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
+fn captures_by_name<'t>(
+    query: &'static Query,
+    root: Node<'t>,
+    source: &[u8],
+    dialect: Dialect,
+) -> Vec<(&'static str, Vec<Node<'t>>)> {
+    let names = query.capture_names();
+    let mut group_of: Vec<Option<usize>> = vec![None; names.len()];
+    let mut groups: Vec<(&'static str, Vec<Node<'t>>)> = Vec::new();
+    let mut seen: HashSet<(u32, usize)> = HashSet::new();
+
+    let mut cursor = QueryCursor::new();
+    let mut captures = cursor.captures(query, root, source);
+    while let Some((m, index)) = captures.next() {
+        let capture = m.captures[*index];
+        if !seen.insert((capture.index, capture.node.id())) {
+            continue;
+        }
+        let ci = capture.index as usize;
+        let group = *group_of[ci].get_or_insert_with(|| {
+            groups.push((names[ci], Vec::new()));
+            groups.len() - 1
+        });
+        groups[group].1.push(capture.node);
+    }
+    if dialect == Dialect::Aider {
+        for (_, nodes) in &mut groups {
+            if let Some(&last) = nodes.last() {
+                nodes.push(last);
+            }
+        }
+    }
+    groups
+}
+
+fn node_text(node: Node<'_>, source: &[u8]) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).into_owned()
+}
+
+fn row_to_line(row: usize) -> i32 {
+    i32::try_from(row).map_or(i32::MAX, |r| r.saturating_add(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn universal_newlines() {
+        assert_eq!(normalize_newlines("a\r\nb\rc\n\r".into()), "a\nb\nc\n\n");
+        assert_eq!(normalize_newlines("plain\n".into()), "plain\n");
+    }
+}

@@ -1,0 +1,139 @@
+//! Tag extraction for repo-mapper: the definitions and references of a source file, found
+//! with tree-sitter and Aider's tag queries.
+//!
+//! This is the first step of the repo-map pipeline (see `docs/ARCHITECTURE.md`). Given a
+//! file, [`extract_file`] decides its [`Language`] from its name (as grep-ast does), parses
+//! it, runs the language's embedded `*-tags.scm` query and returns one [`Tag`] per captured
+//! `name.definition.*` / `name.reference.*` node. Files with definitions but no references
+//! get references from the language's `*-idents.scm` query (line −1), which stands in for
+//! Aider's pygments fallback. [`extract_files`] does many files in parallel.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use repo_mapper_tags::{extract_source, Dialect, Language, TagKind};
+//!
+//! let src = "def greet(name):\n    return shout(name)\n";
+//! let tags = extract_source(Language::Python, src, Arc::from("a.py"),
+//!                           Arc::from(std::path::Path::new("/r/a.py")), Dialect::Default);
+//! assert_eq!(tags[0].name, "greet");
+//! assert_eq!((tags[0].kind, tags[0].line), (TagKind::Def, 1));
+//! assert!(tags.iter().any(|t| t.name == "shout" && t.kind == TagKind::Ref));
+//! ```
+//!
+//! Nothing is read at run time but the source files: grammars are linked in and queries
+//! are embedded with `include_str!`.
+
+#![warn(missing_docs)]
+
+mod extract;
+mod language;
+mod registry;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+pub use extract::{extract_file, extract_source, normalize_newlines, read_source};
+pub use language::{Language, filename_to_lang};
+pub use registry::{
+    QueryCompileError, QuerySource, check_queries, grammar, idents_query_source,
+    queries_fingerprint, tags_query_source,
+};
+
+/// Whose behaviour to follow where repo-mapper and Aider 0.86.2 differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// The SPEC's behaviour: one tag per captured node, more languages and extensions.
+    #[default]
+    Default,
+    /// Aider 0.86.2's observable behaviour, quirks included: grep-ast's extension table
+    /// only, no tags where Aider yields none (bash, julia, ql), `.tsx` parsed with the
+    /// TypeScript grammar, and the extra copy of each capture group's last node.
+    Aider,
+}
+
+/// Whether a tag defines its name or refers to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TagKind {
+    /// A definition (`name.definition.*` capture).
+    Def,
+    /// A reference (`name.reference.*` capture, or an identifier from the fallback).
+    Ref,
+}
+
+impl TagKind {
+    /// `"def"` or `"ref"`, as Aider spells them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TagKind::Def => "def",
+            TagKind::Ref => "ref",
+        }
+    }
+}
+
+/// One definition or reference of an identifier in a file (SPEC §2.1).
+///
+/// Ordered as Aider's `Tag` named tuple sorts: by `rel_fname`, `fname`, `line`, `name`,
+/// `kind` (then `sub_kind`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tag {
+    /// Path relative to the repository root; shared by all tags of a file.
+    pub rel_fname: Arc<str>,
+    /// Absolute path; shared by all tags of a file.
+    pub fname: Arc<Path>,
+    /// 1-based line of the captured node (SPEC §3.4); −1 for references from the
+    /// identifier fallback (SPEC §3.2).
+    pub line: i32,
+    /// The identifier: the captured node's text.
+    pub name: String,
+    /// Definition or reference.
+    pub kind: TagKind,
+    /// The capture's sub-kind: `function` for `name.definition.function`, `call` for
+    /// `name.reference.call`, `identifier` for the fallback's references.
+    pub sub_kind: &'static str,
+}
+
+/// Extracts the tags of many files in parallel (rayon), one result per input, in order.
+///
+/// Each input is `(absolute path, path relative to the root)`. See [`extract_file`].
+pub fn extract_files(files: &[(PathBuf, String)], dialect: Dialect) -> Vec<io::Result<Vec<Tag>>> {
+    files
+        .par_iter()
+        .map(|(fname, rel)| extract_file(fname, rel, dialect))
+        .collect()
+}
+
+/// Maps a capture sub-kind read back from storage to the `&'static str` the embedded
+/// queries use, so stored tags compare equal to fresh ones. Unknown names are leaked once
+/// each (they can only come from an older query set; the store versions those away).
+pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut set: HashSet<&'static str> = HashSet::from(["identifier"]);
+        for lang in Language::ALL {
+            if let Ok(c) = registry::compiled(lang) {
+                let queries = std::iter::once(&c.tags).chain(c.idents.as_ref());
+                for name in queries.flat_map(|q| q.capture_names().iter().copied()) {
+                    if let Some(sub) = name
+                        .strip_prefix("name.definition.")
+                        .or_else(|| name.strip_prefix("name.reference."))
+                    {
+                        set.insert(sub);
+                    }
+                }
+            }
+        }
+        Mutex::new(set)
+    });
+    let mut set = table.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = set.get(sub_kind) {
+        return s;
+    }
+    let leaked: &'static str = Box::leak(sub_kind.to_owned().into_boxed_str());
+    set.insert(leaked);
+    leaked
+}
