@@ -3,7 +3,7 @@
 use std::path::Path;
 
 /// Grammars compiled into this crate: directory under `grammars/` and C symbol suffix.
-const GRAMMARS: &[&str] = &["pony"];
+const GRAMMARS: &[&str] = &["pony", "udev", "chatito"];
 
 fn main() {
     for name in GRAMMARS {

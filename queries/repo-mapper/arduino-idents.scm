@@ -1,6 +1,30 @@
 ; Identifier references for files whose tag query finds definitions but no references
 ; (SPEC §3.2). repo-mapper's own query; stands in for Aider's pygments Token.Name fallback.
-(identifier) @name.reference.identifier
-(type_identifier) @name.reference.identifier
+; pygments' ArduinoLexer (a CppLexer): #-lines are comments (macro names still count here);
+; the type names and Arduino constants below are keywords there, true/false too; NULL is
+; Name.Builtin; this and the keywords it leaves unhighlighted come out as Name.
+([(identifier) (type_identifier) (namespace_identifier)] @name.reference.identifier
+  (#not-any-of? @name.reference.identifier
+  "size_t" "ssize_t" "off_t" "wchar_t" "ptrdiff_t" "sig_atomic_t" "fpos_t"
+  "clock_t" "time_t" "va_list" "jmp_buf" "FILE" "DIR" "div_t" "ldiv_t"
+  "mbstate_t" "wctrans_t" "wint_t" "wctype_t"
+  "int8_t" "int16_t" "int32_t" "int64_t" "uint8_t" "uint16_t" "uint32_t" "uint64_t"
+  "intptr_t" "uintptr_t" "intmax_t" "uintmax_t"
+  "clockid_t" "cpu_set_t" "cpumask_t" "dev_t" "gid_t" "id_t" "ino_t" "key_t"
+  "mode_t" "nfds_t" "pid_t" "rlim_t" "sig_t" "sighandler_t" "siginfo_t"
+  "sigset_t" "sigval_t" "socklen_t" "timer_t" "uid_t"
+  "HIGH" "LOW" "INPUT" "OUTPUT" "INPUT_PULLUP" "LED_BUILTIN" "INTERNAL" "EXTERNAL"
+  "INTERNAL1V1" "INTERNAL2V56" "DIGITAL_MESSAGE" "FIRMATA_STRING" "ANALOG_MESSAGE"
+  "REPORT_DIGITAL" "REPORT_ANALOG" "SET_PIN_MODE" "SYSTEM_RESET" "SYSEX_START" "PROGMEM"
+  "String" "string" "boolean" "byte" "word" "array" "complex" "_Complex" "_Imaginary"
+  "atomic_bool" "atomic_char" "atomic_schar" "atomic_uchar" "atomic_short" "atomic_ushort"
+  "atomic_int" "atomic_uint" "atomic_long" "atomic_ulong" "atomic_llong" "atomic_ullong"))
 (field_identifier) @name.reference.identifier
-(namespace_identifier) @name.reference.identifier
+(statement_identifier) @name.reference.identifier
+((null) @name.reference.identifier
+  (#eq? @name.reference.identifier "NULL"))
+(this) @name.reference.identifier
+[
+  "namespace" "template" "mutable" "using" "typename" "constexpr" "decltype" "noexcept"
+  "static_assert" "thread_local" "restrict" "alignof" "asm"
+] @name.reference.identifier

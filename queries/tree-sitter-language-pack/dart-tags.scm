@@ -1,12 +1,15 @@
 
-(class_definition
+(class_declaration
   name: (identifier) @name.definition.class) @definition.class
 
 (method_signature
   (function_signature)) @definition.method
 
 (type_alias
-  (type_identifier) @name.definition.type) @definition.type
+  [
+    (type_identifier) @name.definition.type
+    (type (type_identifier) @name.definition.type)
+  ]) @definition.type
 
 (method_signature
 (getter_signature
@@ -34,15 +37,15 @@
 (method_signature) @definition.method
 
 (mixin_declaration
-  (mixin)
-  (identifier) @name.definition.mixin) @definition.mixin
+  name: (identifier) @name.definition.mixin) @definition.mixin
 
 (extension_declaration
   name: (identifier) @name.definition.extension) @definition.extension
 
 
 (new_expression
-  (type_identifier) @name.reference.class) @reference.class
+  type: (type
+    (type_identifier) @name.reference.class)) @reference.class
 
 (enum_declaration
   name: (identifier) @name.definition.enum) @definition.enum
@@ -50,43 +53,38 @@
 (function_signature
   name: (identifier) @name.definition.function) @definition.function 
 
-(initialized_variable_definition
+; The value is a selector chain (call, member or index access, null assertion,
+; cascade) headed by an identifier; chains of up to two selectors.
+(initialized_variable_declaration
   name: (identifier)
-  value: (identifier) @name.reference.class 
-  value: (selector
-	"!"?
-	(argument_part 
-	  (arguments
-	    (argument)*))?)?) @reference.class
+  value: [
+    (identifier) @name.reference.class
+    (cascade . (identifier) @name.reference.class)
+    (_ object: (identifier) @name.reference.class)
+    (_ function: (identifier) @name.reference.class)
+    (null_assertion_expression value: (identifier) @name.reference.class)
+    (_ object: (_ object: (identifier) @name.reference.class))
+    (_ object: (_ function: (identifier) @name.reference.class))
+    (_ object: (null_assertion_expression value: (identifier) @name.reference.class))
+    (_ function: (_ object: (identifier) @name.reference.class))
+    (_ function: (_ function: (identifier) @name.reference.class))
+    (null_assertion_expression value: (_ object: (identifier) @name.reference.class))
+    (null_assertion_expression value: (_ function: (identifier) @name.reference.class))
+  ]) @reference.class
 
 (assignment_expression
   left: (assignable_expression 
-		  (identifier)
-		  (unconditional_assignable_selector
-			"."
-			(identifier) @name.reference.send))) @reference.call
+		  object: (identifier)
+		  "."
+		  property: (identifier) @name.reference.send)) @reference.call
 
 (assignment_expression
   left: (assignable_expression 
-		  (identifier)
-		  (conditional_assignable_selector
-			"?."
-			(identifier) @name.reference.send))) @reference.call
+		  object: (identifier)
+		  "?."
+		  property: (identifier) @name.reference.send)) @reference.call
 
 ((identifier) @name.reference.send
- (selector
-    "!"?
-    (conditional_assignable_selector
-      "?." (identifier) @name.reference.send)?
-    (unconditional_assignable_selector
-      "."? (identifier) @name.reference.send)?
-    (argument_part
-      (arguments
-        (argument)*))?)*
 	(cascade_section
 	  (cascade_selector
-		(identifier)) @name.reference.send 
-	  (argument_part 
-		(arguments
-		  (argument)*))?)?) @reference.call
-
+		(identifier)) @name.reference.send)?) @reference.call

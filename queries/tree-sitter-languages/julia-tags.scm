@@ -1,54 +1,82 @@
 ;; derived from: https://github.com/tree-sitter/tree-sitter-julia
 ;; License: MIT
 
-(module
+(module_definition
   name: (identifier) @name.definition.module) @definition.module
 
-(module
-  name: (scoped_identifier) @name.definition.module) @definition.module
-
+; A type head is `Name`, `Name{T}`, `Name <: Super` or `Name{T} <: Super`; a mutable
+; struct is a struct_definition too.
 (struct_definition
-  name: (type_identifier) @name.definition.class) @definition.class
+  (type_head
+    [
+      (identifier) @name.definition.class
+      (parametrized_type_expression . (identifier) @name.definition.class)
+      (binary_expression . (identifier) @name.definition.class)
+      (binary_expression . (parametrized_type_expression . (identifier) @name.definition.class))
+    ])) @definition.class
 
-(mutable_struct_definition
-  name: (type_identifier) @name.definition.class) @definition.class
+(abstract_definition
+  (type_head
+    [
+      (identifier) @name.definition.class
+      (parametrized_type_expression . (identifier) @name.definition.class)
+      (binary_expression . (identifier) @name.definition.class)
+      (binary_expression . (parametrized_type_expression . (identifier) @name.definition.class))
+    ])) @definition.class
 
-(abstract_type_declaration
-  name: (type_identifier) @name.definition.class) @definition.class
+(const_statement
+  (assignment . (identifier) @name.definition.class)) @definition.class
 
-(constant_assignment
-  left: (identifier) @name.definition.class) @definition.class
+; The name is the callee of the signature, which may carry a return type and a where clause.
+(function_definition
+  (signature
+    [
+      (identifier) @name.definition.function
+      (call_expression . (identifier) @name.definition.function)
+      (typed_expression . (call_expression . (identifier) @name.definition.function))
+      (where_expression . (call_expression . (identifier) @name.definition.function))
+      (where_expression . (typed_expression . (call_expression . (identifier) @name.definition.function)))
+    ])) @definition.function
 
 (function_definition
-  name: (identifier) @name.definition.function) @definition.function
-
-(function_definition
-  name: (scoped_identifier) @name.definition.function) @definition.function
+  (signature
+    [
+      (call_expression . (field_expression) @name.definition.function)
+      (typed_expression . (call_expression . (field_expression) @name.definition.function))
+      (where_expression . (call_expression . (field_expression) @name.definition.function))
+      (where_expression . (typed_expression . (call_expression . (field_expression) @name.definition.function)))
+    ])) @definition.function
 
 (assignment
-  left: (call_expression
-          function: (identifier) @name.definition.function)) @definition.function
-
-(method_definition
-  name: (identifier) @name.definition.method) @definition.method
+  .
+  [
+    (call_expression . (identifier) @name.definition.function)
+    (typed_expression . (call_expression . (identifier) @name.definition.function))
+    (where_expression . (call_expression . (identifier) @name.definition.function))
+    (where_expression . (typed_expression . (call_expression . (identifier) @name.definition.function)))
+  ]) @definition.function
 
 (macro_definition
-  name: (identifier) @name.definition.macro) @definition.macro
+  (signature
+    (call_expression . (identifier) @name.definition.macro))) @definition.macro
 
-(macro_call
-  name: (identifier) @name.reference.call) @reference.call
-
-(call_expression
-  function: (identifier) @name.reference.call) @reference.call
+(macrocall_expression
+  (macro_identifier (identifier) @name.reference.call)) @reference.call
 
 (call_expression
-  function: (scoped_identifier) @name.reference.call) @reference.call
+  . (identifier) @name.reference.call) @reference.call
 
-(type_expression
-  name: (type_identifier) @name.reference.type) @reference.type
+(call_expression
+  . (field_expression) @name.reference.call) @reference.call
 
-(constant_assignment
-  left: (identifier) @name.definition.constant) @definition.constant
+(typed_expression
+  [
+    (identifier) @name.reference.type
+    (parametrized_type_expression . (identifier) @name.reference.type)
+  ] .) @reference.type
+
+(const_statement
+  (assignment . (identifier) @name.definition.constant)) @definition.constant
 
 (export_statement
   (identifier) @name.reference.export) @reference.export

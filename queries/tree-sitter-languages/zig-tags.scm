@@ -1,3 +1,5 @@
-(FnProto) @name.definition.function
-(VarDecl "const" @name.definition.constant)
-(VarDecl "var"   @name.definition.variable)
+(function_declaration
+  name: (identifier) @name.definition.function)
+(function_signature) @name.definition.function
+(variable_declaration "const" @name.definition.constant)
+(variable_declaration "var"   @name.definition.variable)

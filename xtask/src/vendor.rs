@@ -18,7 +18,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use sha2::{Digest, Sha256};
 
-use crate::workspace_root;
+use crate::{python, workspace_root};
 
 const PACKAGE: &str = "aider-chat";
 const VERSION: &str = "0.86.2";
@@ -193,10 +193,6 @@ fn fetch_upstream(root: &Path) -> Result<Upstream> {
         files,
         licence,
     })
-}
-
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
 }
 
 /// The complete vendored tree (paths relative to `queries/`), patches applied.

@@ -25,8 +25,13 @@ thread_local! {
 /// lone `\r` turned into `\n` (Python's universal newlines), so line numbers agree with
 /// Aider's on every file.
 pub fn read_source(path: &Path) -> io::Result<Option<String>> {
-    let bytes = std::fs::read(path)?;
-    Ok(String::from_utf8(bytes).ok().map(normalize_newlines))
+    Ok(source_from_bytes(std::fs::read(path)?))
+}
+
+/// A file's bytes as tag extraction sees them: `None` unless valid UTF-8, else the text with
+/// newlines normalised (see [`read_source`]).
+pub fn source_from_bytes(bytes: Vec<u8>) -> Option<String> {
+    String::from_utf8(bytes).ok().map(normalize_newlines)
 }
 
 /// Python's universal-newline translation: `\r\n` and lone `\r` become `\n`.

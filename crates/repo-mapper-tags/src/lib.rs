@@ -35,7 +35,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-pub use extract::{extract_file, extract_source, normalize_newlines, read_source};
+pub use extract::{
+    extract_file, extract_source, normalize_newlines, read_source, source_from_bytes,
+};
 pub use language::{Language, filename_to_lang};
 pub use registry::{
     QueryCompileError, QuerySource, check_queries, grammar, idents_query_source,
@@ -111,8 +113,10 @@ pub fn extract_files(files: &[(PathBuf, String)], dialect: Dialect) -> Vec<io::R
 pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
     use std::collections::HashSet;
     use std::sync::{Mutex, OnceLock};
-    static TABLE: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+    // Every sub-kind of the embedded queries, built once and then read without a lock.
+    static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    static OTHERS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let known = KNOWN.get_or_init(|| {
         let mut set: HashSet<&'static str> = HashSet::from(["identifier"]);
         for lang in Language::ALL {
             if let Ok(c) = registry::compiled(lang) {
@@ -127,13 +131,16 @@ pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
                 }
             }
         }
-        Mutex::new(set)
+        set
     });
-    let mut set = table.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&s) = set.get(sub_kind) {
+    if let Some(&s) = known.get(sub_kind) {
+        return s;
+    }
+    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = others.iter().find(|&&s| s == sub_kind) {
         return s;
     }
     let leaked: &'static str = Box::leak(sub_kind.to_owned().into_boxed_str());
-    set.insert(leaked);
+    others.push(leaked);
     leaked
 }

@@ -57,7 +57,7 @@ fn spec(lang: Language) -> Spec {
             Some(query!("repo-mapper/c-idents.scm")),
         ),
         L::Chatito => (
-            repo_mapper_grammars::PONY, /*TMP*/
+            repo_mapper_grammars::CHATITO,
             query!("tree-sitter-language-pack/chatito-tags.scm"),
             Some(query!("repo-mapper/chatito-idents.scm")),
         ),
@@ -242,7 +242,7 @@ fn spec(lang: Language) -> Spec {
             Some(query!("repo-mapper/typescript-idents.scm")),
         ),
         L::Udev => (
-            repo_mapper_grammars::PONY, /*TMP*/
+            repo_mapper_grammars::UDEV,
             query!("tree-sitter-language-pack/udev-tags.scm"),
             Some(query!("repo-mapper/udev-idents.scm")),
         ),

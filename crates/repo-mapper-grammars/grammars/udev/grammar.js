@@ -12,7 +12,8 @@
 const SUBST = 'subst';
 const PLAIN = 'plain';
 
-// [keyword, argument rule name or null, value kind]
+// [keyword, rule of its `{...}` argument or null, value kind]. The argument of TEST and
+// RUN is optional, that of the other keys required.
 const MATCH_ONLY = [
   ['ACTION', null, PLAIN],
   ['DEVPATH', null, PLAIN],
@@ -62,6 +63,14 @@ function items($, rows, op) {
     parts.push(op, kind === SUBST ? alias($._subst_value, $.value) : $.value);
     return seq(...parts);
   });
+}
+
+// "..." or e"..." (with C escapes); `content` and `cContent` are the rules for the inside.
+function quoted($, content, cContent) {
+  return choice(
+    seq('"', optional(alias(content, $.content)), token.immediate('"')),
+    seq('e', token.immediate('"'), optional(alias(cContent, $.content)), token.immediate('"')),
+  );
 }
 
 // Argument names inside `{...}`.
@@ -115,32 +124,33 @@ module.exports = grammar({
     octal: _ => token.immediate(/[0-7]+/),
     number: _ => token.immediate(/[0-9]+/),
 
-    // A value whose `%`/`$` are plain characters.
-    value: $ => seq('"', optional($.content), token.immediate('"')),
+    // A value: "..." or, with C escapes, e"...". Its `%` and `$` are plain characters.
+    value: $ => quoted($, $.content, $._c_content),
     content: $ => repeat1(choice(token.immediate(/([^"\\*?|\[\r\n]|\\[^\r\n])+/), $.pattern)),
+    _c_content: $ => repeat1(choice(token.immediate(/[^"\\*?|\[\r\n]+/), $.c_escape, $.pattern)),
 
     // A value that expands substitutions (aliased to `value` / `content`).
-    _subst_value: $ => seq('"', optional(alias($._subst_content, $.content)), token.immediate('"')),
+    _subst_value: $ => quoted($, $._subst_content, $._subst_c_content),
     _subst_content: $ =>
+      repeat1(choice(token.immediate(/([^"\\*?|\[%$\r\n]|\\[^\r\n])+/), $._lone_sigil, $.pattern, $.fmt_sub, $.var_sub)),
+    _subst_c_content: $ =>
       repeat1(
-        choice(
-          token.immediate(/([^"\\*?|\[%$\r\n]|\\[^\r\n])+/),
-          // A `%` or `$` that starts no known substitution is text.
-          token.immediate(prec(-1, /[%$]/)),
-          $.pattern,
-          $.fmt_sub,
-          $.var_sub,
-        ),
+        choice(token.immediate(/[^"\\*?|\[%$\r\n]+/), $._lone_sigil, $.c_escape, $.pattern, $.fmt_sub, $.var_sub),
       ),
+    // A `%` or `$` that starts no known substitution is text.
+    _lone_sigil: _ => token.immediate(prec(-1, /[%$]/)),
+
+    c_escape: _ => token.immediate(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|[^\r\n])/),
 
     // Shell-style glob characters and alternatives in match values.
-    pattern: _ => choice(token.immediate('*'), token.immediate('?'), token.immediate('|'), token.immediate(/\[[^\]"\r\n]*\]/)),
+    pattern: _ => choice(...['*', '?', '|', /\[[^\]"\r\n]*\]/].map(p => token.immediate(p))),
 
     fmt_sub: $ =>
       choice(
         ...['%k', '%n', '%p', '%b', '%M', '%m', '%P', '%r', '%S', '%N', '%%'].map(s => token.immediate(s)),
         seq(token.immediate('%E'), token.immediate('{'), $.env_var, token.immediate('}')),
-        seq(token.immediate('%s'), token.immediate('{'), $.attribute, token.immediate('}')),
+        // `%s{attr}`; a bare `%s` (as in `printf %s`) is accepted too.
+        seq(token.immediate('%s'), optional(seq($._open_brace, $.attribute, token.immediate('}')))),
         seq(token.immediate('%c'), optional($._result_index)),
       ),
 
@@ -156,7 +166,10 @@ module.exports = grammar({
       ),
 
     // `{N}` or `{N+}`: part N (and the rest) of the PROGRAM result.
-    _result_index: $ => seq(token.immediate('{'), $.number, optional(token.immediate('+')), token.immediate('}')),
+    _result_index: $ => seq($._open_brace, $.number, optional(token.immediate('+')), token.immediate('}')),
+    // A `{` after an optional-argument substitution; it outranks the text token, so that
+    // `%c{1}` is not read as `%c` followed by the text `{1}`.
+    _open_brace: _ => alias(token.immediate(prec(1, '{')), '{'),
 
     linebreak: _ => /\\\r?\n/,
     comment: _ => /#[^\r\n]*/,

@@ -1,0 +1,284 @@
+//! The byte format of a stored entry: the file's validation key, then its tags without
+//! paths (the key of the entry is the path).
+//!
+//! ```text
+//! entry   = FORMAT:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
+//!           nstrings:varint str* ntags:varint tag*
+//! str     = len:varint utf8-bytes
+//! tag     = line-delta:zigzag-varint kind:u8 sub_kind:varint name:varint
+//! ```
+//!
+//! Names and sub-kinds are indices into the entry's string table (a file names the same
+//! identifier many times); lines are stored as the difference from the previous tag's.
+//!
+//! Any change to this layout bumps [`FORMAT`], which is part of the store's directory name,
+//! so an old store is never misread.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use repo_mapper_tags::{Tag, TagKind, intern_sub_kind};
+
+/// Version of the entry layout.
+pub const FORMAT: u8 = 2;
+
+/// What decides whether a stored entry still describes the file on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileKey {
+    /// Modification time, seconds since the Unix epoch (negative before it).
+    pub mtime_secs: i64,
+    /// Sub-second part of the modification time.
+    pub mtime_nanos: u32,
+    /// File size in bytes.
+    pub size: u64,
+    /// blake3 of the file's bytes.
+    pub hash: [u8; 32],
+}
+
+const HEADER_LEN: usize = 1 + 8 + 4 + 8 + 32;
+
+/// Encodes a file's key and tags.
+pub fn encode<'a>(key: &FileKey, tags: &'a [Tag]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 16);
+    out.push(FORMAT);
+    out.extend_from_slice(&key.mtime_secs.to_le_bytes());
+    out.extend_from_slice(&key.mtime_nanos.to_le_bytes());
+    out.extend_from_slice(&key.size.to_le_bytes());
+    out.extend_from_slice(&key.hash);
+    let mut index: HashMap<&str, u64> = HashMap::new();
+    let mut strings: Vec<&str> = Vec::new();
+    let mut intern = |s: &'a str| -> u64 {
+        *index.entry(s).or_insert_with(|| {
+            strings.push(s);
+            strings.len() as u64 - 1
+        })
+    };
+    let refs: Vec<(u64, u64)> = tags
+        .iter()
+        .map(|t| (intern(t.sub_kind), intern(t.name.as_str())))
+        .collect();
+    put_varint(&mut out, strings.len() as u64);
+    for s in &strings {
+        put_str(&mut out, s);
+    }
+    put_varint(&mut out, tags.len() as u64);
+    let mut prev_line = 0i64;
+    for (t, (sub, name)) in tags.iter().zip(refs) {
+        put_varint(&mut out, zigzag(i64::from(t.line) - prev_line));
+        prev_line = i64::from(t.line);
+        out.push(match t.kind {
+            TagKind::Def => 0,
+            TagKind::Ref => 1,
+        });
+        put_varint(&mut out, sub);
+        put_varint(&mut out, name);
+    }
+    out
+}
+
+/// Replaces the key of an encoded entry, leaving its tags as they are.
+pub fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
+    if entry.len() >= HEADER_LEN {
+        let header = encode(key, &[]);
+        entry[..HEADER_LEN].copy_from_slice(&header[..HEADER_LEN]);
+    }
+    entry
+}
+
+/// Decodes the key of an entry; `None` if the entry is not in this format.
+pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
+    if entry.len() < HEADER_LEN || entry[0] != FORMAT {
+        return None;
+    }
+    Some(FileKey {
+        mtime_secs: i64::from_le_bytes(entry[1..9].try_into().ok()?),
+        mtime_nanos: u32::from_le_bytes(entry[9..13].try_into().ok()?),
+        size: u64::from_le_bytes(entry[13..21].try_into().ok()?),
+        hash: entry[21..53].try_into().ok()?,
+    })
+}
+
+/// Decodes the tags of an entry for the file `fname` (`rel_fname` relative to the root);
+/// `None` if the entry is damaged.
+pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
+    decode_key(entry)?;
+    let mut r = Reader {
+        buf: entry,
+        pos: HEADER_LEN,
+    };
+    // Every string takes at least 1 byte and every tag 4: never trust a count the data
+    // cannot hold.
+    let nstrings = usize::try_from(r.varint()?).ok()?;
+    if nstrings > entry.len() {
+        return None;
+    }
+    let mut strings = Vec::with_capacity(nstrings);
+    for _ in 0..nstrings {
+        strings.push(r.str()?);
+    }
+    // Sub-kinds are few: intern each string used as one once per entry.
+    let mut sub_kinds: Vec<Option<&'static str>> = vec![None; nstrings];
+    let count = usize::try_from(r.varint()?).ok()?;
+    if count > entry.len() / 4 {
+        return None;
+    }
+    let mut tags = Vec::with_capacity(count);
+    let mut line = 0i64;
+    for _ in 0..count {
+        line = line.checked_add(unzigzag(r.varint()?))?;
+        let kind = match r.byte()? {
+            0 => TagKind::Def,
+            1 => TagKind::Ref,
+            _ => return None,
+        };
+        let sub = usize::try_from(r.varint()?).ok()?;
+        let sub_kind = match *sub_kinds.get(sub)? {
+            Some(s) => s,
+            None => {
+                let s = intern_sub_kind(strings[sub]);
+                sub_kinds[sub] = Some(s);
+                s
+            }
+        };
+        let name = (*strings.get(usize::try_from(r.varint()?).ok()?)?).to_owned();
+        tags.push(Tag {
+            rel_fname: Arc::clone(rel_fname),
+            fname: Arc::clone(fname),
+            line: i32::try_from(line).ok()?,
+            name,
+            kind,
+            sub_kind,
+        });
+    }
+    (r.pos == entry.len()).then_some(tags)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn varint(&mut self) -> Option<u64> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let len = usize::try_from(self.varint()?).ok()?;
+        let end = self.pos.checked_add(len)?;
+        let s = std::str::from_utf8(self.buf.get(self.pos..end)?).ok()?;
+        self.pos = end;
+        Some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tag(line: i32, name: &str, kind: TagKind, sub: &'static str) -> Tag {
+        Tag {
+            rel_fname: Arc::from("a.py"),
+            fname: Arc::from(Path::new("/r/a.py")),
+            line,
+            name: name.to_owned(),
+            kind,
+            sub_kind: sub,
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let key = FileKey {
+            mtime_secs: -5,
+            mtime_nanos: 999,
+            size: 1 << 40,
+            hash: [7; 32],
+        };
+        let tags = vec![
+            tag(1, "f", TagKind::Def, "function"),
+            tag(70_000, "g\u{e9}", TagKind::Ref, "call"),
+            tag(-1, "x", TagKind::Ref, "identifier"),
+            tag(i32::MAX, "", TagKind::Def, "class"),
+            tag(2, "f", TagKind::Ref, "call"),
+        ];
+        let bytes = encode(&key, &tags);
+        assert_eq!(decode_key(&bytes), Some(key));
+        let back = decode_tags(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
+        assert_eq!(back, tags);
+        let key2 = FileKey {
+            mtime_secs: 9,
+            ..key
+        };
+        let moved = with_key(bytes, &key2);
+        assert_eq!(decode_key(&moved), Some(key2));
+        assert_eq!(
+            decode_tags(&moved, &tags[0].rel_fname, &tags[0].fname).unwrap(),
+            tags
+        );
+    }
+
+    #[test]
+    fn damaged_entries_decode_to_none() {
+        let key = FileKey {
+            mtime_secs: 1,
+            mtime_nanos: 2,
+            size: 3,
+            hash: [0; 32],
+        };
+        let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")]);
+        let rel: Arc<str> = Arc::from("a");
+        let f: Arc<Path> = Arc::from(Path::new("/a"));
+        for cut in 0..bytes.len() {
+            assert!(
+                decode_tags(&bytes[..cut], &rel, &f).is_none(),
+                "cut at {cut}"
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode_tags(&longer, &rel, &f).is_none());
+        let mut other_format = bytes.clone();
+        other_format[0] = FORMAT + 1;
+        assert!(decode_key(&other_format).is_none());
+        let mut huge_count = bytes[..HEADER_LEN].to_vec();
+        huge_count.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+        assert!(decode_tags(&huge_count, &rel, &f).is_none());
+    }
+}

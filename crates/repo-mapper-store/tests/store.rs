@@ -1,0 +1,431 @@
+//! The store's promises, each against the real sled store on a real directory.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use repo_mapper_store::{
+    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, TagStore, open_store, scan,
+    store_dir_name,
+};
+use repo_mapper_tags::{Dialect, Tag};
+
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        Repo {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+    fn cache(&self) -> CacheLocation {
+        CacheLocation::Dir(self.root().join(".repo-mapper"))
+    }
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.root().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+        // Age the file past the racy window so (mtime, size) alone can be trusted.
+        set_mtime(&p, SystemTime::now() - Duration::from_secs(60));
+        p
+    }
+    fn files(&self, rels: &[&str]) -> Vec<(PathBuf, String)> {
+        rels.iter()
+            .map(|r| (self.root().join(r), (*r).to_owned()))
+            .collect()
+    }
+}
+
+fn set_mtime(p: &Path, t: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {
+    scan(store, files, &ScanOptions::default(), &|| {})
+}
+
+fn names(tags: &[Vec<Tag>]) -> Vec<Vec<String>> {
+    tags.iter()
+        .map(|t| t.iter().map(|t| format!("{}:{}", t.line, t.name)).collect())
+        .collect()
+}
+
+fn opts() -> OpenOptions {
+    OpenOptions {
+        lock_wait: Duration::from_millis(100),
+    }
+}
+
+const A: &str = "def alpha():\n    beta()\n";
+const B: &str = "class Beta:\n    def run(self):\n        alpha()\n";
+
+#[test]
+fn warm_scan_reads_everything_from_the_store() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    repo.write("pkg/b.py", B);
+    repo.write("README.md", "# not code\n");
+    let files = repo.files(&["a.py", "pkg/b.py", "README.md"]);
+
+    let cold = {
+        let s = open_store(&repo.cache(), &opts());
+        assert!(s.fallback_reason.is_none());
+        run(&*s.store, &files)
+    };
+    assert_eq!(
+        (cold.stats.misses, cold.stats.hits, cold.stats.skipped),
+        (2, 0, 1)
+    );
+
+    let s = open_store(&repo.cache(), &opts());
+    let warm = run(&*s.store, &files);
+    assert_eq!(
+        (warm.stats.misses, warm.stats.hits, warm.stats.skipped),
+        (0, 2, 1)
+    );
+    assert_eq!(
+        warm.tags, cold.tags,
+        "stored tags equal fresh ones, paths included"
+    );
+    assert_eq!(names(&warm.tags)[0], ["1:alpha", "2:beta"]);
+}
+
+#[test]
+fn touched_but_unchanged_file_is_not_reparsed() {
+    let repo = Repo::new();
+    let a = repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    let s = open_store(&repo.cache(), &opts());
+    run(&*s.store, &files);
+    set_mtime(&a, SystemTime::now() - Duration::from_secs(30));
+    let out = run(&*s.store, &files);
+    assert_eq!((out.stats.hash_hits, out.stats.misses), (1, 0));
+    // The new mtime was written back: next time it is a plain hit.
+    let out = run(&*s.store, &files);
+    assert_eq!((out.stats.hits, out.stats.hash_hits), (1, 0));
+}
+
+#[test]
+fn changed_file_is_reparsed() {
+    let repo = Repo::new();
+    let a = repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    let s = open_store(&repo.cache(), &opts());
+    run(&*s.store, &files);
+    fs::write(&a, "def gamma():\n    delta()\n").unwrap();
+    set_mtime(&a, SystemTime::now() - Duration::from_secs(30));
+    let out = run(&*s.store, &files);
+    assert_eq!(out.stats.misses, 1);
+    assert_eq!(names(&out.tags)[0], ["1:gamma", "2:delta"]);
+}
+
+#[test]
+fn same_size_same_mtime_edit_is_caught_while_racy() {
+    // An edit within the same mtime tick keeps (mtime, size): only the hash can tell.
+    let repo = Repo::new();
+    let a = repo.root().join("a.py");
+    fs::write(&a, "def aaaa(): f()\n").unwrap();
+    let t = SystemTime::now();
+    set_mtime(&a, t);
+    let files = repo.files(&["a.py"]);
+    let s = open_store(&repo.cache(), &opts());
+    run(&*s.store, &files);
+    fs::write(&a, "def bbbb(): f()\n").unwrap();
+    set_mtime(&a, t);
+    let out = run(&*s.store, &files);
+    assert_eq!(names(&out.tags)[0], ["1:bbbb", "1:f"]);
+}
+
+#[test]
+fn dialects_are_stored_apart() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    let s = open_store(&repo.cache(), &opts());
+    let with = |dialect| ScanOptions {
+        dialect,
+        ..ScanOptions::default()
+    };
+    let d = scan(&*s.store, &files, &with(Dialect::Default), &|| {});
+    let a = scan(&*s.store, &files, &with(Dialect::Aider), &|| {});
+    assert_eq!(
+        a.stats.misses, 1,
+        "the aider dialect does not read default-dialect tags"
+    );
+    assert_ne!(d.tags, a.tags);
+}
+
+#[test]
+fn cache_dir_is_git_ignored_and_versioned() {
+    let repo = Repo::new();
+    let stale = repo.root().join(".repo-mapper/tags-v0-0000000000000000");
+    fs::create_dir_all(&stale).unwrap();
+    let s = open_store(&repo.cache(), &opts());
+    drop(s);
+    let base = repo.root().join(".repo-mapper");
+    assert_eq!(fs::read_to_string(base.join(".gitignore")).unwrap(), "*\n");
+    assert!(base.join(store_dir_name()).is_dir());
+    assert!(!stale.exists(), "stores of other versions are removed");
+}
+
+#[test]
+fn corrupt_store_is_recreated() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    drop(open_store(&repo.cache(), &opts()));
+    let dir = repo.root().join(".repo-mapper").join(store_dir_name());
+    for entry in fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_file() {
+            fs::write(&p, b"\xde\xad\xbe\xef garbage, not a sled file").unwrap();
+        }
+    }
+    let s = open_store(&repo.cache(), &opts());
+    assert!(
+        s.fallback_reason.is_none(),
+        "recreated on disk: {:?}",
+        s.fallback_reason
+    );
+    assert!(s.store.describe().starts_with("sled"));
+    let out = run(&*s.store, &files);
+    assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+}
+
+#[test]
+fn store_that_cannot_be_recreated_falls_back_to_memory() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    // A regular file where the store directory should be: sled cannot open it and it
+    // cannot be removed as a directory.
+    let base = repo.root().join(".repo-mapper");
+    fs::create_dir_all(&base).unwrap();
+    fs::write(base.join(store_dir_name()), "in the way").unwrap();
+    let s = open_store(&repo.cache(), &opts());
+    assert!(s.fallback_reason.is_some());
+    assert_eq!(s.store.describe(), "memory");
+    assert_eq!(
+        names(&run(&*s.store, &files).tags)[0],
+        ["1:alpha", "2:beta"]
+    );
+}
+
+#[test]
+fn unwritable_cache_location_falls_back_to_memory() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    // The cache directory's parent is a regular file: nothing can be created there, even
+    // by root (who ignores permission bits, so chmod cannot simulate a read-only tree).
+    fs::write(repo.root().join("blocker"), "").unwrap();
+    let cache = CacheLocation::Dir(repo.root().join("blocker/.repo-mapper"));
+    let s = open_store(&cache, &opts());
+    assert!(s.fallback_reason.unwrap().contains("cannot create"));
+    assert_eq!(
+        names(&run(&*s.store, &files).tags)[0],
+        ["1:alpha", "2:beta"]
+    );
+}
+
+#[test]
+fn second_opener_waits_then_uses_memory_and_still_gets_the_tags() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py"]);
+    let first = open_store(&repo.cache(), &opts());
+    assert!(first.fallback_reason.is_none());
+    let started = std::time::Instant::now();
+    let second = open_store(&repo.cache(), &opts());
+    assert!(
+        started.elapsed() >= Duration::from_millis(100),
+        "waited for the lock"
+    );
+    assert!(second.fallback_reason.unwrap().contains("in use"));
+    assert_eq!(
+        names(&run(&*first.store, &files).tags),
+        names(&run(&*second.store, &files).tags)
+    );
+    drop(first);
+    let third = open_store(&repo.cache(), &opts());
+    assert!(
+        third.fallback_reason.is_none(),
+        "released when the first store is dropped"
+    );
+}
+
+#[test]
+fn concurrent_processes_both_get_a_correct_result() {
+    // Two real processes (this test binary, re-run as a child) scan the same repository.
+    if let Ok(root) = std::env::var("REPO_MAPPER_STORE_CHILD") {
+        let root = PathBuf::from(root);
+        let files = vec![(root.join("a.py"), "a.py".to_owned())];
+        let cache = CacheLocation::Dir(root.join(".repo-mapper"));
+        for _ in 0..20 {
+            let s = open_store(&cache, &opts());
+            let out = run(&*s.store, &files);
+            assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+        }
+        return;
+    }
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .args([
+                    "--exact",
+                    "concurrent_processes_both_get_a_correct_result",
+                    "--nocapture",
+                ])
+                .env("REPO_MAPPER_STORE_CHILD", repo.root())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+}
+
+#[test]
+fn file_deleted_after_listing_yields_no_tags() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let files = repo.files(&["a.py", "gone.py", "."]);
+    let s = open_store(&repo.cache(), &opts());
+    let out = run(&*s.store, &files);
+    assert_eq!(out.tags.len(), 3);
+    assert!(out.tags[1].is_empty());
+    assert_eq!(
+        out.stats.errors, 1,
+        "the missing file; `.` has no language and is skipped"
+    );
+}
+
+#[test]
+fn removed_files_are_pruned() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let b = repo.write("b.py", B);
+    let s = open_store(&repo.cache(), &opts());
+    run(&*s.store, &repo.files(&["a.py", "b.py"]));
+    assert_eq!(s.store.keys().len(), 2);
+    fs::remove_file(b).unwrap();
+    let out = scan(
+        &*s.store,
+        &repo.files(&["a.py"]),
+        &ScanOptions {
+            prune_under: Some(repo.root()),
+            ..ScanOptions::default()
+        },
+        &|| {},
+    );
+    assert_eq!(out.stats.pruned, 1);
+    assert_eq!(s.store.keys().len(), 1);
+    // Entries outside the root are never pruned.
+    let elsewhere = Repo::new();
+    let other = elsewhere.write("c.py", A);
+    run(&*s.store, &[(other, "c.py".to_owned())]);
+    let out = scan(
+        &*s.store,
+        &repo.files(&["a.py"]),
+        &ScanOptions {
+            prune_under: Some(repo.root()),
+            ..ScanOptions::default()
+        },
+        &|| {},
+    );
+    assert_eq!((out.stats.pruned, s.store.keys().len()), (0, 2));
+}
+
+/// A store whose disk is full: reads work, every write fails.
+struct FullDisk(MemoryStore);
+
+impl TagStore for FullDisk {
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.0.get(key)
+    }
+    fn put_batch(&self, _: Vec<(Vec<u8>, Vec<u8>)>) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "no space left on device",
+        ))
+    }
+    fn remove_batch(&self, _: Vec<Vec<u8>>) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "no space left on device",
+        ))
+    }
+    fn keys(&self) -> Vec<Vec<u8>> {
+        self.0.keys()
+    }
+    fn flush(&self) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "no space left on device",
+        ))
+    }
+    fn describe(&self) -> String {
+        "full disk".into()
+    }
+}
+
+#[test]
+fn full_disk_still_yields_the_tags() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let store = FullDisk(MemoryStore::new());
+    let out = scan(
+        &store,
+        &repo.files(&["a.py"]),
+        &ScanOptions {
+            prune_under: Some(repo.root()),
+            ..ScanOptions::default()
+        },
+        &|| {},
+    );
+    assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+}
+
+#[test]
+fn no_cache_means_memory() {
+    let repo = Repo::new();
+    let s = open_store(&CacheLocation::Memory, &opts());
+    assert_eq!(s.store.describe(), "memory");
+    assert!(s.fallback_reason.is_none());
+    assert!(!repo.root().join(".repo-mapper").exists());
+}
+
+#[test]
+fn progress_is_reported_once_per_file() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    repo.write("b.py", B);
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    let s = MemoryStore::new();
+    scan(
+        &s,
+        &repo.files(&["a.py", "b.py", "c.txt"]),
+        &ScanOptions::default(),
+        &|| {
+            n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        },
+    );
+    assert_eq!(n.into_inner(), 3);
+}
