@@ -22,23 +22,28 @@
 //!
 //! Nothing is read at run time but the source files: grammars are linked in and queries
 //! are embedded with `include_str!`.
+//!
+//! Feature `extract` (default) brings parsing and every grammar. Without it the crate is only
+//! the data types ([`Tag`], [`TagKind`], [`Dialect`]) and language detection, for crates such
+//! as the ranking crate that must not build tree-sitter.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "extract")]
 mod extract;
 mod language;
+#[cfg(feature = "extract")]
 mod registry;
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
+#[cfg(feature = "extract")]
 pub use extract::{
     extract_file, extract_source, normalize_newlines, read_source, source_from_bytes,
 };
 pub use language::{Language, filename_to_lang};
+#[cfg(feature = "extract")]
 pub use registry::{
     QueryCompileError, QuerySource, check_queries, grammar, idents_query_source,
     queries_fingerprint, tags_query_source,
@@ -100,16 +105,19 @@ pub struct Tag {
 /// Extracts the tags of many files in parallel (rayon), one result per input, in order.
 ///
 /// Each input is `(absolute path, path relative to the root)`. See [`extract_file`].
-pub fn extract_files(files: &[(PathBuf, String)], dialect: Dialect) -> Vec<io::Result<Vec<Tag>>> {
-    files
-        .par_iter()
-        .map(|(fname, rel)| extract_file(fname, rel, dialect))
-        .collect()
+#[cfg(feature = "extract")]
+pub fn extract_files(
+    files: &[(std::path::PathBuf, String)],
+    dialect: Dialect,
+) -> Vec<std::io::Result<Vec<Tag>>> {
+    use rayon::prelude::*;
+    files.par_iter().map(|(fname, rel)| extract_file(fname, rel, dialect)).collect()
 }
 
 /// Maps a capture sub-kind read back from storage to the `&'static str` the embedded
 /// queries use, so stored tags compare equal to fresh ones. Unknown names are leaked once
 /// each (they can only come from an older query set; the store versions those away).
+#[cfg(feature = "extract")]
 pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
     use std::collections::HashSet;
     use std::sync::{Mutex, OnceLock};
