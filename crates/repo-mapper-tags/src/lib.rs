@@ -111,7 +111,10 @@ pub fn extract_files(
     dialect: Dialect,
 ) -> Vec<std::io::Result<Vec<Tag>>> {
     use rayon::prelude::*;
-    files.par_iter().map(|(fname, rel)| extract_file(fname, rel, dialect)).collect()
+    files
+        .par_iter()
+        .map(|(fname, rel)| extract_file(fname, rel, dialect))
+        .collect()
 }
 
 /// Maps a capture sub-kind read back from storage to the `&'static str` the embedded
