@@ -1,0 +1,330 @@
+//! The file graph (SPEC §6.2–§6.5): a weighted directed multigraph with one edge per
+//! (referencer, definer, identifier).
+//!
+//! Every edge of an identifier leaving a given referencer has the same weight, whatever
+//! the definer, so the graph is kept factored: per referencing file, its *bundles*
+//! `(identifier, weight)`; the edges are the bundle × the identifier's definers. PageRank
+//! needs the adjacency matrix, which is built row by row from the bundles (O(edges) time,
+//! one row of scratch); the rank distribution of SPEC §7.4 needs only the bundles, because
+//! every definer of an identifier receives the same share from a given referencer.
+//!
+//! # Node order
+//!
+//! networkx numbers nodes in the order `add_edge` first sees them, and that order decides
+//! the order of floating-point additions. Aider adds edges while iterating Python sets
+//! (`defines[ident]`, and `idents`, a set intersection), whose order depends on the process's
+//! string-hash seed: its node order is not reproducible even by Aider. Ours is a fixed one
+//! Aider could have produced: identifiers in order of first definition (files in request
+//! order, tags in file order), self-edges first as Aider adds them, referencers and definers
+//! of an identifier in file order.
+
+use crate::index::TagIndex;
+use crate::pagerank::{NeighbourGrouper, RowsBuilder, WeightedDigraph};
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// SPEC §6.4 step 1: the multiplier of an identifier's edges.
+pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize) -> f64 {
+    let has_alpha = ident.chars().any(char::is_alphabetic);
+    let is_snake = ident.contains('_') && has_alpha;
+    let is_kebab = ident.contains('-') && has_alpha;
+    let is_camel = ident.chars().any(char::is_uppercase) && ident.chars().any(char::is_lowercase);
+    let mut mul = 1.0;
+    if mentioned {
+        mul *= 10.0;
+    }
+    if (is_snake || is_kebab || is_camel) && ident.chars().count() >= 8 {
+        mul *= 10.0;
+    }
+    if ident.starts_with('_') {
+        mul *= 0.1;
+    }
+    if num_definers > 5 {
+        mul *= 0.1;
+    }
+    mul
+}
+
+/// SPEC §6.4 step 2: the weight of an edge from a referencer with `num_refs` references.
+/// One `sqrt` per (referencer, definer) — Aider 0.86.2 re-assigns `num_refs` inside its
+/// definer loop and so takes repeated roots (docs/parity.md R1); both dialects follow the
+/// SPEC.
+pub(crate) fn edge_weight(mul: f64, referencer_is_chat: bool, num_refs: u32) -> f64 {
+    let mut use_mul = mul;
+    if referencer_is_chat {
+        use_mul *= 50.0;
+    }
+    use_mul * f64::from(num_refs).sqrt()
+}
+
+/// Inputs of graph construction besides the index.
+pub(crate) struct GraphInput<'s> {
+    /// Per file: whether it is a chat file.
+    pub chat: &'s [bool],
+    /// Whether an identifier is mentioned (by id).
+    pub mentioned: &'s dyn Fn(u32) -> bool,
+    pub self_edge_weight: f64,
+}
+
+/// The graph, factored (see the module docs).
+pub(crate) struct FileGraph {
+    /// File index of each node, in node order.
+    pub nodes: Vec<u32>,
+    /// Node index of each file, or [`NONE`].
+    pub node_of: Vec<u32>,
+    /// Per identifier: whether it has references (after the no-reference fallback, §6.2).
+    pub referenced: Vec<bool>,
+    /// Whether the no-reference fallback applied.
+    pub fallback: bool,
+    /// Per identifier: its multiplier (§6.4 step 1); 0 for identifiers without edges.
+    ident_mul: Vec<f64>,
+    /// Per file: whether it is a chat file.
+    chat: Vec<bool>,
+    bundle_start: Vec<u32>,
+    /// Per referencing file: `(ident, weight)` in identifier-loop order.
+    bundles: Vec<(u32, f64)>,
+    self_start: Vec<u32>,
+    /// Per file: identifiers it defines that nobody references (self-edges, §6.5).
+    self_idents: Vec<u32>,
+    pub self_edge_weight: f64,
+    /// Per node: the sum of its out-edge weights, added as Aider adds them (Python's `sum`
+    /// over `G.out_edges`), for the rank distribution.
+    pub out_weight: Vec<f64>,
+    pub digraph: WeightedDigraph,
+}
+
+impl FileGraph {
+    pub fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
+        let fallback = !index.any_reference;
+        let n_idents = index.names.len();
+        let mut referenced = vec![false; n_idents];
+        for &i in &index.def_order {
+            referenced[i as usize] = fallback || !index.referencers(i).is_empty();
+        }
+
+        // Node order: self-edges first, then the identifier loop (see module docs).
+        let mut nodes: Vec<u32> = Vec::new();
+        let mut node_of = vec![NONE; files];
+        let mut touch = |f: u32| {
+            if node_of[f as usize] == NONE {
+                node_of[f as usize] = nodes.len() as u32;
+                nodes.push(f);
+            }
+        };
+        for &i in &index.def_order {
+            if !referenced[i as usize] {
+                for &d in index.definers(i) {
+                    touch(d);
+                }
+            }
+        }
+        for &i in &index.def_order {
+            if referenced[i as usize] {
+                let mut first = true;
+                for_each_referencer(index, fallback, i, |r, _| {
+                    touch(r);
+                    if first {
+                        first = false;
+                        for &d in index.definers(i) {
+                            touch(d);
+                        }
+                    }
+                });
+            }
+        }
+
+        // Bundles and self-edges, grouped by file (stable, so identifier-loop order).
+        let mut bundle_triples: Vec<(u32, (u32, f64))> = Vec::new();
+        let mut self_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut ident_mul = vec![0.0; n_idents];
+        for &i in &index.def_order {
+            let definers = index.definers(i);
+            if referenced[i as usize] {
+                let mul = ident_multiplier(
+                    index.names[i as usize],
+                    (input.mentioned)(i),
+                    definers.len(),
+                );
+                ident_mul[i as usize] = mul;
+                for_each_referencer(index, fallback, i, |r, count| {
+                    let w = edge_weight(mul, input.chat[r as usize], count);
+                    bundle_triples.push((r, (i, w)));
+                });
+            } else {
+                for &d in definers {
+                    self_pairs.push((d, i));
+                }
+            }
+        }
+        let (bundle_start, bundles) = group_by_file(files, &bundle_triples);
+        let (self_start, self_idents) = group_by_file(files, &self_pairs);
+
+        let mut graph = FileGraph {
+            nodes,
+            node_of,
+            referenced,
+            fallback,
+            ident_mul,
+            chat: input.chat.to_vec(),
+            bundle_start,
+            bundles,
+            self_start,
+            self_idents,
+            self_edge_weight: input.self_edge_weight,
+            out_weight: Vec::new(),
+            digraph: WeightedDigraph::from_edges(0, &[]),
+        };
+
+        // Adjacency rows, node by node.
+        let n = graph.nodes.len();
+        let mut builder = RowsBuilder::new(n);
+        let mut grouper = NeighbourGrouper::new(n);
+        let mut edges: Vec<(u32, f64)> = Vec::new();
+        let mut row: Vec<(u32, f64)> = Vec::new();
+        let mut out_weight = Vec::with_capacity(n);
+        for u in 0..n {
+            edges.clear();
+            graph.for_each_out_edge(index, u as u32, |v, w, _| edges.push((v, w)));
+            row.clear();
+            grouper.group(&edges, &mut row);
+            let mut total = 0.0;
+            for &(_, w) in &row {
+                total += w;
+            }
+            out_weight.push(total);
+            builder.push_row(&row);
+        }
+        graph.out_weight = out_weight;
+        graph.digraph = builder.finish();
+        graph
+    }
+
+    /// The `(ident, weight)` bundles of a file.
+    pub fn bundles(&self, file: u32) -> &[(u32, f64)] {
+        let f = file as usize;
+        &self.bundles[self.bundle_start[f] as usize..self.bundle_start[f + 1] as usize]
+    }
+
+    /// The identifiers a file defines that nobody references.
+    pub fn self_idents(&self, file: u32) -> &[u32] {
+        let f = file as usize;
+        &self.self_idents[self.self_start[f] as usize..self.self_start[f + 1] as usize]
+    }
+
+    /// A node's out-edges `(dst node, weight, ident)` in insertion order.
+    pub fn for_each_out_edge(
+        &self,
+        index: &TagIndex<'_>,
+        u: u32,
+        mut f: impl FnMut(u32, f64, u32),
+    ) {
+        let file = self.nodes[u as usize];
+        for &i in self.self_idents(file) {
+            f(u, self.self_edge_weight, i);
+        }
+        for &(i, w) in self.bundles(file) {
+            for &d in index.definers(i) {
+                f(self.node_of[d as usize], w, i);
+            }
+        }
+    }
+
+    /// Every edge `(src node, dst node, weight, ident)` in the order Aider's loops would
+    /// add them (self-edges, then identifiers), for debugging and parity harnesses.
+    pub fn edges_in_insertion_order(&self, index: &TagIndex<'_>) -> Vec<(u32, u32, f64, u32)> {
+        let mut out = Vec::new();
+        for &i in &index.def_order {
+            if !self.referenced[i as usize] {
+                for &d in index.definers(i) {
+                    let u = self.node_of[d as usize];
+                    out.push((u, u, self.self_edge_weight, i));
+                }
+            }
+        }
+        for &i in &index.def_order {
+            if self.referenced[i as usize] {
+                for_each_referencer(index, self.fallback, i, |r, count| {
+                    let w = edge_weight(self.ident_mul[i as usize], self.chat[r as usize], count);
+                    for &d in index.definers(i) {
+                        out.push((self.node_of[r as usize], self.node_of[d as usize], w, i));
+                    }
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Calls `f(file, count)` for each referencer of `ident` in file order: `Counter(references[
+/// ident])`, or, under the no-reference fallback (§6.2), each definer once.
+fn for_each_referencer(
+    index: &TagIndex<'_>,
+    fallback: bool,
+    ident: u32,
+    mut f: impl FnMut(u32, u32),
+) {
+    if fallback {
+        for &d in index.definers(ident) {
+            f(d, 1);
+        }
+    } else {
+        for &(r, count) in index.referencers(ident) {
+            f(r, count);
+        }
+    }
+}
+
+fn group_by_file<V: Copy + Default>(files: usize, pairs: &[(u32, V)]) -> (Vec<u32>, Vec<V>) {
+    let mut start = vec![0u32; files + 1];
+    for &(f, _) in pairs {
+        start[f as usize + 1] += 1;
+    }
+    for i in 0..files {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut values = vec![V::default(); pairs.len()];
+    for &(f, v) in pairs {
+        values[fill[f as usize] as usize] = v;
+        fill[f as usize] += 1;
+    }
+    (start, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiplier_rules() {
+        assert_eq!(ident_multiplier("foo", false, 1), 1.0);
+        assert_eq!(ident_multiplier("foo", true, 1), 10.0);
+        // Well named: >= 8 characters and snake, kebab or camel case.
+        assert_eq!(ident_multiplier("foo_barx", false, 1), 10.0);
+        assert_eq!(ident_multiplier("foo-barx", false, 1), 10.0);
+        assert_eq!(ident_multiplier("fooBarBz", false, 1), 10.0);
+        assert_eq!(ident_multiplier("foo_bar", false, 1), 1.0); // 7 characters
+        assert_eq!(ident_multiplier("foobarbaz", false, 1), 1.0); // no case or separator
+        assert_eq!(ident_multiplier("FOOBARBAZ", false, 1), 1.0); // upper case only
+        assert_eq!(ident_multiplier("__123456", false, 1), 0.1); // `_` but no letter
+        assert_eq!(ident_multiplier("ééééé_éé", false, 1), 10.0); // 8 characters, not bytes
+        // Leading underscore and many definers scale down.
+        assert_eq!(ident_multiplier("_private", false, 1), 10.0 * 0.1);
+        assert_eq!(ident_multiplier("_x", false, 1), 0.1);
+        assert_eq!(ident_multiplier("x", false, 5), 1.0);
+        assert_eq!(ident_multiplier("x", false, 6), 0.1);
+        // All together, applied in the SPEC's order.
+        assert_eq!(
+            ident_multiplier("_private_name", true, 6),
+            1.0 * 10.0 * 10.0 * 0.1 * 0.1
+        );
+    }
+
+    #[test]
+    fn edge_weight_rules() {
+        assert_eq!(edge_weight(1.0, false, 1), 1.0);
+        assert_eq!(edge_weight(1.0, false, 4), 2.0);
+        assert_eq!(edge_weight(10.0, true, 9), 10.0 * 50.0 * 3.0);
+        assert_eq!(edge_weight(0.1, false, 2), 0.1 * 2f64.sqrt());
+    }
+}

@@ -1,0 +1,420 @@
+//! Ranking for repo-mapper: Aider's file graph, personalised PageRank and the ranked list
+//! of definitions and files that the map is cut from (SPEC §6–§8).
+//!
+//! This is step 3 of the pipeline (see `docs/ARCHITECTURE.md`). Given each file's tags,
+//! [`rank`] builds the tag index (who defines and who references each identifier), the
+//! weighted multigraph of files, runs PageRank personalised towards the chat files,
+//! mentioned files and identifiers and anchors, spreads each file's rank over the
+//! definitions it points at, and assembles the ranked list:
+//!
+//! | stage | [`Stage`] | entries |
+//! |---|---|---|
+//! | — | [`Stage::Anchor`] | anchor files, moved to the front (SPEC §7.1b) |
+//! | 0 | [`Stage::Important`] | important files such as `README.md` (SPEC §8) |
+//! | 1 | [`Stage::Definition`] | definition tags, by the rank of their (file, identifier) |
+//! | 2 | [`Stage::GraphFile`] | other graph files, by PageRank |
+//! | 3 | [`Stage::OtherFile`] | the remaining other files, sorted by name |
+//!
+//! The renderer takes any prefix of [`Ranking::entries`]: [`RankedEntry::tag`] for the
+//! definition entries, [`RankedEntry::rel_fname`] for the bare file entries.
+//!
+//! ```
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use repo_mapper_rank::{rank, FileTags, RankConfig, RankRequest, Stage};
+//! use repo_mapper_tags::{Tag, TagKind};
+//!
+//! fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
+//!     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line,
+//!           name: name.to_owned(), kind, sub_kind: "function" }
+//! }
+//! let a = vec![tag("a.py", 1, "main", TagKind::Def), tag("a.py", 2, "helper", TagKind::Ref)];
+//! let b = vec![tag("b.py", 1, "helper", TagKind::Def)];
+//! let request = RankRequest {
+//!     files: vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)],
+//!     other_rel_fnames: vec!["a.py", "b.py", "README.md"],
+//!     ..RankRequest::default()
+//! };
+//! let ranking = rank(&request, &RankConfig::default());
+//! let listed: Vec<(Stage, &str)> =
+//!     ranking.entries.iter().map(|e| (e.stage, e.rel_fname())).collect();
+//! assert_eq!(listed, [(Stage::Important, "README.md"), (Stage::Definition, "b.py"),
+//!                     (Stage::Definition, "a.py")]);
+//! assert_eq!(ranking.entries[1].tag().unwrap().name, "helper");
+//! assert!(ranking.file_ranks["b.py"] > ranking.file_ranks["a.py"]);
+//! ```
+//!
+//! PageRank follows networkx 3.4 (the version Aider 0.86.2 runs) down to the order of
+//! floating-point additions: on the same graph with the same node order the ranks are
+//! bit-identical (see [`pagerank`](mod@pagerank)). There is no recursion and no loop
+//! quadratic in files: the work is linear in the tags plus the graph's edges.
+//!
+//! # Dialects
+//!
+//! [`RankConfig::dialect`] selects whose behaviour to follow where the SPEC and Aider
+//! 0.86.2 differ. In ranking they differ in one place: the important files of stage 0
+//! (see [`Stage::Important`]). Both dialects fix Aider's repeated square root in edge
+//! weights (SPEC §6.4) and make every order that Aider leaves to Python's set iteration
+//! deterministic: the node order (see the graph notes in the crate README), the order of
+//! tags with the same (file, identifier), and stage 3.
+
+#![warn(missing_docs)]
+
+mod cxxsort;
+mod graph;
+mod important;
+mod index;
+pub mod pagerank;
+mod rank;
+
+use std::collections::{HashMap, HashSet};
+
+pub use important::{ROOT_IMPORTANT_FILES, filter_important_files, is_important};
+pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
+pub use rank::{graph_edges, rank};
+pub use repo_mapper_tags::{Dialect, Tag, TagKind};
+
+/// Bare file entries with a PageRank at or below this are dropped when
+/// [`RankConfig::exclude_unranked`] is set (SPEC §7.5 step 6).
+pub const EXCLUDE_UNRANKED_THRESHOLD: f64 = 0.0001;
+
+/// One file's input to ranking: its path relative to the root and its tags.
+#[derive(Debug, Clone, Copy)]
+pub struct FileTags<'a> {
+    /// Path relative to the repository root: the graph node's name.
+    pub rel_fname: &'a str,
+    /// The file's tags (definitions and references), in extraction order.
+    pub tags: &'a [Tag],
+    /// Whether the file is in the chat (SPEC §2.2: chat wins when a file is in both sets).
+    pub chat: bool,
+}
+
+impl<'a> FileTags<'a> {
+    /// A non-chat file.
+    pub fn new(rel_fname: &'a str, tags: &'a [Tag]) -> Self {
+        FileTags {
+            rel_fname,
+            tags,
+            chat: false,
+        }
+    }
+
+    /// A chat file.
+    pub fn chat(rel_fname: &'a str, tags: &'a [Tag]) -> Self {
+        FileTags {
+            rel_fname,
+            tags,
+            chat: true,
+        }
+    }
+}
+
+/// What to rank. Everything is borrowed: tags are never cloned.
+#[derive(Debug, Clone, Default)]
+pub struct RankRequest<'a> {
+    /// The files whose tags feed the graph, in processing order — Aider processes
+    /// `sorted(set(chat_fnames) | set(other_fnames))` by absolute path, skipping files
+    /// missing from disk. Files without tags belong here too (they can be personalised).
+    /// A `rel_fname` given twice is used once (its first occurrence).
+    pub files: Vec<FileTags<'a>>,
+    /// N of SPEC §7.1: the number of distinct chat and other files, including those
+    /// missing from disk (Aider counts them). Values below `files.len()` mean
+    /// `files.len()`.
+    pub num_files: usize,
+    /// The other (non-chat) files, relative: stage 3 lists those that never made it into
+    /// the graph, and stage 0 picks the important ones. Order and duplicates do not matter.
+    pub other_rel_fnames: Vec<&'a str>,
+    /// Files mentioned in the conversation, relative to the root (SPEC §7.1 step 3).
+    pub mentioned_fnames: HashSet<&'a str>,
+    /// Identifiers mentioned in the conversation (SPEC §6.4, §7.1 step 4).
+    pub mentioned_idents: HashSet<&'a str>,
+    /// Anchor files, relative to the root: restart seeds, always listed (SPEC §7.1a–b).
+    pub anchor_fnames: Vec<&'a str>,
+    /// Anchor identifiers: their defining files share one anchor weight (SPEC §7.1a).
+    pub anchor_idents: Vec<&'a str>,
+    /// Scoped anchors `(file, identifier)`: the file is a seed and always listed, the
+    /// identifier counts as mentioned (SPEC §7.1a).
+    pub anchor_scoped: Vec<(&'a str, &'a str)>,
+}
+
+/// Ranking parameters (the ranking part of SPEC §14).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankConfig {
+    /// SPEC (`Default`) or Aider 0.86.2 (`Aider`) behaviour; see the crate docs.
+    pub dialect: Dialect,
+    /// Weight of the self-edge of a definition nobody references (`self_edge_weight`,
+    /// default 0.1; SPEC §6.5).
+    pub self_edge_weight: f64,
+    /// PageRank damping, tolerance and iteration limit (SPEC §7.2).
+    pub pagerank: PageRankParams,
+    /// Anchor weight relative to a chat file's (`anchor_weight_multiplier`, default 10).
+    pub anchor_weight_multiplier: f64,
+    /// Drop bare file entries whose PageRank is at most [`EXCLUDE_UNRANKED_THRESHOLD`]
+    /// (`exclude_unranked`, default false; SPEC §7.5 step 6).
+    pub exclude_unranked: bool,
+}
+
+impl Default for RankConfig {
+    fn default() -> Self {
+        RankConfig {
+            dialect: Dialect::Default,
+            self_edge_weight: 0.1,
+            pagerank: PageRankParams::default(),
+            anchor_weight_multiplier: 10.0,
+            exclude_unranked: false,
+        }
+    }
+}
+
+impl RankConfig {
+    /// The defaults, in the given dialect.
+    pub fn with_dialect(dialect: Dialect) -> Self {
+        RankConfig {
+            dialect,
+            ..RankConfig::default()
+        }
+    }
+}
+
+/// Where an entry of the ranked list comes from. Variants are in list order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    /// An anchor file's entries, moved to the front (SPEC §7.1b): the file of every
+    /// [`RankRequest::anchor_fnames`] and [`RankRequest::anchor_scoped`] entry. Its
+    /// definition entries keep their tags; an anchor file without entries gets a bare one.
+    Anchor,
+    /// Stage 0: an important file (SPEC §8), bare, in path order.
+    ///
+    /// In [`Dialect::Aider`] an important file is prepended only if the list does not
+    /// already name it — as Aider 0.86.2 does, which in practice never happens, since
+    /// stages 2 and 3 name every other file. In [`Dialect::Default`] important files
+    /// without definition entries are *moved* here from stages 2 and 3, so they head the
+    /// map as SPEC §8.2's stated result (`[important_files...] + [ranked_definition_tags...]
+    /// + [unranked_files...]`) requires.
+    Important,
+    /// Stage 1: a definition tag, by the rank of its (file, identifier) (SPEC §7.5 step 2).
+    Definition,
+    /// Stage 2: a graph file without definition entries, by PageRank (SPEC §7.5 step 4).
+    /// Chat files are listed here too, as in Aider; the renderer skips them.
+    GraphFile,
+    /// Stage 3: an other file that never entered the graph (SPEC §7.5 step 5).
+    ///
+    /// Sorted by path in both dialects. Aider appends them in Python set order, which
+    /// changes from process to process: comparisons with Aider must treat stage 3 as a set.
+    OtherFile,
+}
+
+impl Stage {
+    /// The stage number of seed phase 3A: 0 for the prelude (anchors and important
+    /// files), 1 definitions, 2 graph files, 3 other files.
+    pub fn number(self) -> u8 {
+        match self {
+            Stage::Anchor | Stage::Important => 0,
+            Stage::Definition => 1,
+            Stage::GraphFile => 2,
+            Stage::OtherFile => 3,
+        }
+    }
+
+    /// A short name: `anchor`, `important`, `definition`, `graph_file`, `other_file`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Anchor => "anchor",
+            Stage::Important => "important",
+            Stage::Definition => "definition",
+            Stage::GraphFile => "graph_file",
+            Stage::OtherFile => "other_file",
+        }
+    }
+}
+
+/// One entry of the ranked list: a definition tag or a bare file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RankedItem<'a> {
+    /// A definition tag, with the rank of its (file, identifier).
+    Def {
+        /// The tag, borrowed from the request.
+        tag: &'a Tag,
+        /// The rank of (`tag.rel_fname`, `tag.name`) (SPEC §7.4).
+        rank: f64,
+    },
+    /// A file listed by name only.
+    File {
+        /// Path relative to the root.
+        rel_fname: &'a str,
+        /// The file's PageRank, or `None` if it is not in the graph.
+        rank: Option<f64>,
+    },
+}
+
+/// An entry of the ranked list, with the stage it comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedEntry<'a> {
+    /// Which stage produced the entry.
+    pub stage: Stage,
+    /// The tag or file.
+    pub item: RankedItem<'a>,
+}
+
+impl<'a> RankedEntry<'a> {
+    /// The file the entry belongs to.
+    pub fn rel_fname(&self) -> &'a str {
+        match self.item {
+            RankedItem::Def { tag, .. } => &tag.rel_fname,
+            RankedItem::File { rel_fname, .. } => rel_fname,
+        }
+    }
+
+    /// The definition tag, for definition entries.
+    pub fn tag(&self) -> Option<&'a Tag> {
+        match self.item {
+            RankedItem::Def { tag, .. } => Some(tag),
+            RankedItem::File { .. } => None,
+        }
+    }
+
+    /// The entry's rank: the (file, identifier) rank of a definition, the PageRank of a
+    /// bare file in the graph, `None` for a file outside it.
+    pub fn rank(&self) -> Option<f64> {
+        match self.item {
+            RankedItem::Def { rank, .. } => Some(rank),
+            RankedItem::File { rank, .. } => rank,
+        }
+    }
+
+    /// Whether this is a bare file entry.
+    pub fn is_file(&self) -> bool {
+        matches!(self.item, RankedItem::File { .. })
+    }
+}
+
+/// The rank of one (file, identifier) pair: the PageRank its definitions receive over
+/// in-edges (SPEC §7.4).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DefinitionRank<'a> {
+    /// The defining file.
+    pub rel_fname: &'a str,
+    /// The identifier.
+    pub ident: &'a str,
+    /// Its rank.
+    pub rank: f64,
+}
+
+/// How PageRank went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageRankOutcome {
+    /// The graph has no nodes: nothing to rank.
+    EmptyGraph,
+    /// Converged after this many iterations.
+    Converged {
+        /// Iterations run.
+        iterations: usize,
+    },
+    /// Hit the iteration limit; the ranks are the last iterate (a `tracing` warning was
+    /// emitted; Aider would crash).
+    NotConverged {
+        /// Iterations run.
+        iterations: usize,
+    },
+    /// Division by zero with and without personalization (SPEC §7.3): no ranks, and the
+    /// list holds only the prelude (anchors and important files).
+    Failed,
+}
+
+/// How PageRank was run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRankRun {
+    /// Whether there was a personalization vector to use (some file had a positive score).
+    pub personalization_requested: bool,
+    /// Whether the ranks use it: false when it summed to zero over the graph's nodes and
+    /// PageRank was re-run without it (SPEC §7.3).
+    pub personalized: bool,
+    /// Convergence.
+    pub outcome: PageRankOutcome,
+}
+
+/// The result of [`rank`].
+#[derive(Debug, Clone)]
+pub struct Ranking<'a> {
+    /// The ranked list: anchors, stage 0, 1, 2, 3 (see [`Stage`]).
+    pub entries: Vec<RankedEntry<'a>>,
+    /// Graph nodes (files) in node order.
+    pub nodes: Vec<&'a str>,
+    /// PageRank of every graph node.
+    pub file_ranks: HashMap<&'a str, f64>,
+    /// Every (file, identifier) rank, sorted as Aider sorts them: rank descending, then
+    /// file descending, then identifier descending. Chat files included (stage 1 skips
+    /// them).
+    pub definition_ranks: Vec<DefinitionRank<'a>>,
+    /// The personalization scores (SPEC §7.1), before normalisation: every file with a
+    /// positive score, and every anchored file.
+    pub personalization: HashMap<&'a str, f64>,
+    /// Number of graph edges, parallel edges counted separately.
+    pub edge_count: usize,
+    /// How PageRank was run.
+    pub pagerank: PageRankRun,
+}
+
+impl Ranking<'_> {
+    /// The PageRank of a file, if it is in the graph.
+    pub fn file_rank(&self, rel_fname: &str) -> Option<f64> {
+        self.file_ranks.get(rel_fname).copied()
+    }
+
+    /// The entries of one stage, in list order.
+    pub fn stage(&self, stage: Stage) -> impl Iterator<Item = &RankedEntry<'_>> {
+        self.entries.iter().filter(move |e| e.stage == stage)
+    }
+}
+
+/// One edge of the file graph, as [`graph_edges`] lists them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GraphEdge<'a> {
+    /// The referencing file.
+    pub src: &'a str,
+    /// The defining file.
+    pub dst: &'a str,
+    /// The identifier.
+    pub ident: &'a str,
+    /// The edge weight (SPEC §6.4, §6.5).
+    pub weight: f64,
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+
+    pub fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
+        Tag {
+            rel_fname: Arc::from(file),
+            fname: Arc::from(Path::new("/repo").join(file).as_path()),
+            line,
+            name: name.to_owned(),
+            kind,
+            sub_kind: if kind == TagKind::Def {
+                "function"
+            } else {
+                "call"
+            },
+        }
+    }
+
+    pub fn def(file: &str, line: i32, name: &str) -> Tag {
+        tag(file, line, name, TagKind::Def)
+    }
+
+    pub fn refr(file: &str, line: i32, name: &str) -> Tag {
+        tag(file, line, name, TagKind::Ref)
+    }
+
+    pub fn file<'a>(rel: &'a str, tags: &'a [Tag], chat: bool) -> FileTags<'a> {
+        FileTags {
+            rel_fname: rel,
+            tags,
+            chat,
+        }
+    }
+}

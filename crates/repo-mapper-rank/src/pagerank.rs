@@ -1,0 +1,587 @@
+//! PageRank as networkx 3.4 computes it (`nx.pagerank`, i.e. `_pagerank_scipy`), down to the
+//! order of floating-point additions.
+//!
+//! networkx turns the multigraph into a scipy CSR matrix (parallel edges summed), divides
+//! each row by its sum, and iterates `x = α·(x·A + Σx[dangling]·d) + (1−α)·p` from the
+//! uniform vector until the L1 change is below `N·tol`. [`WeightedDigraph`] builds the same
+//! matrix the same way (rows sorted by scipy's `std::sort`, duplicates added in the order
+//! scipy adds them, row sums with numpy's `add.reduceat`), and [`pagerank`] runs the same
+//! iteration with numpy's summation orders (pairwise sums in blocks of 8192 for `ndarray.sum`,
+//! left to right for `x @ A` and Python's `sum`). On the same graph with the same node order
+//! the ranks are bit-identical to networkx's.
+
+use crate::cxxsort::cxx_sort;
+
+/// PageRank parameters (SPEC §7.2, §14): networkx's defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageRankParams {
+    /// Damping factor α (`pagerank_damping`, default 0.85).
+    pub damping: f64,
+    /// Convergence tolerance: stop when the L1 change is below `N · tol` (`pagerank_tol`,
+    /// default 1e-6).
+    pub tol: f64,
+    /// Iteration limit (`pagerank_max_iter`, default 100).
+    pub max_iter: usize,
+}
+
+impl Default for PageRankParams {
+    fn default() -> Self {
+        PageRankParams {
+            damping: 0.85,
+            tol: 1e-6,
+            max_iter: 100,
+        }
+    }
+}
+
+/// Why [`pagerank`] produced no ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageRankError {
+    /// The personalization vector sums to zero over the graph's nodes (networkx raises
+    /// `ZeroDivisionError`; SPEC §7.3).
+    ZeroPersonalization,
+    /// The dangling vector sums to zero over the graph's nodes (numpy would divide by zero
+    /// and yield NaN ranks).
+    ZeroDangling,
+}
+
+impl std::fmt::Display for PageRankError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageRankError::ZeroPersonalization => {
+                f.write_str("personalization vector sums to zero over the graph's nodes")
+            }
+            PageRankError::ZeroDangling => {
+                f.write_str("dangling vector sums to zero over the graph's nodes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for PageRankError {}
+
+/// The result of [`pagerank`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageRankResult {
+    /// Rank of each node, by node index. Sums to 1 (up to rounding).
+    pub ranks: Vec<f64>,
+    /// Iterations run.
+    pub iterations: usize,
+    /// Whether the L1 change fell below `N · tol`. When it did not, `ranks` is the last
+    /// iterate (networkx raises `PowerIterationFailedConvergence` instead).
+    pub converged: bool,
+}
+
+/// A weighted directed multigraph in the sparse form networkx hands to PageRank: one CSR
+/// row per node, parallel edges summed, each row divided by its sum.
+///
+/// Nodes are `0..node_count` in networkx's node order (the order they were first added).
+/// Build it with [`WeightedDigraph::from_edges`] (edges in insertion order) or, without
+/// materialising the edge list, with [`RowsBuilder`].
+#[derive(Debug, Clone)]
+pub struct WeightedDigraph {
+    indptr: Vec<usize>,
+    cols: Vec<u32>,
+    /// `(1 / row sum) · A[u, v]`; rows whose sum is zero are empty.
+    vals: Vec<f64>,
+    /// Rows whose weights sum to zero (or that have no out-edges).
+    dangling: Vec<bool>,
+    edge_count: usize,
+}
+
+impl WeightedDigraph {
+    /// Builds the graph from its edges `(u, v, weight)` in insertion order, as
+    /// `MultiDiGraph.add_edge` would receive them. Node indices must be below `node_count`
+    /// and numbered in node order (first appearance); edges with an out-of-range endpoint
+    /// are ignored.
+    ///
+    /// networkx iterates a node's out-edges grouped by neighbour (in the order each
+    /// neighbour was first linked), parallel edges in insertion order; so do we.
+    pub fn from_edges(node_count: usize, edges: &[(u32, u32, f64)]) -> WeightedDigraph {
+        let edges: Vec<(u32, u32, f64)> = edges
+            .iter()
+            .copied()
+            .filter(|&(u, v, _)| (u as usize) < node_count && (v as usize) < node_count)
+            .collect();
+        // Counting sort by source (stable: insertion order within a source).
+        let mut start = vec![0usize; node_count + 1];
+        for &(u, _, _) in &edges {
+            start[u as usize + 1] += 1;
+        }
+        for i in 0..node_count {
+            start[i + 1] += start[i];
+        }
+        let mut by_src = vec![(0u32, 0.0f64); edges.len()];
+        let mut fill = start.clone();
+        for &(u, v, w) in &edges {
+            by_src[fill[u as usize]] = (v, w);
+            fill[u as usize] += 1;
+        }
+        let mut builder = RowsBuilder::new(node_count);
+        let mut grouper = NeighbourGrouper::new(node_count);
+        let mut row = Vec::new();
+        for u in 0..node_count {
+            row.clear();
+            grouper.group(&by_src[start[u]..start[u + 1]], &mut row);
+            builder.push_row(&row);
+        }
+        builder.finish()
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.dangling.len()
+    }
+
+    /// Number of edges, parallel edges counted separately.
+    pub fn edge_count(&self) -> usize {
+        self.edge_count
+    }
+
+    /// Whether a node's out-edge weights sum to zero (networkx's "dangling" nodes: their rank
+    /// is redistributed by the dangling vector).
+    pub fn is_dangling(&self, node: usize) -> bool {
+        self.dangling[node]
+    }
+
+    fn row(&self, u: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let range = self.indptr[u]..self.indptr[u + 1];
+        self.cols[range.clone()]
+            .iter()
+            .zip(&self.vals[range])
+            .map(|(&v, &a)| (v as usize, a))
+    }
+}
+
+/// Groups a node's out-edges by neighbour in first-appearance order, as a networkx
+/// adjacency dict iterates them.
+pub(crate) struct NeighbourGrouper {
+    slot: Vec<u32>,
+    groups: Vec<(u32, usize)>,
+}
+
+impl NeighbourGrouper {
+    pub(crate) fn new(node_count: usize) -> Self {
+        NeighbourGrouper {
+            slot: vec![u32::MAX; node_count],
+            groups: Vec::new(),
+        }
+    }
+
+    /// Appends `edges` (in insertion order) to `out`, regrouped by neighbour.
+    pub(crate) fn group(&mut self, edges: &[(u32, f64)], out: &mut Vec<(u32, f64)>) {
+        self.groups.clear();
+        for &(v, _) in edges {
+            let s = &mut self.slot[v as usize];
+            if *s == u32::MAX {
+                *s = self.groups.len() as u32;
+                self.groups.push((v, 0));
+            }
+            self.groups[*s as usize].1 += 1;
+        }
+        // Offsets of each group in the output.
+        let base = out.len();
+        let mut offset = base;
+        for g in &mut self.groups {
+            let n = g.1;
+            g.1 = offset;
+            offset += n;
+        }
+        out.resize(offset, (0, 0.0));
+        for &(v, w) in edges {
+            let g = &mut self.groups[self.slot[v as usize] as usize];
+            out[g.1] = (v, w);
+            g.1 += 1;
+        }
+        for &(v, _) in &self.groups {
+            self.slot[v as usize] = u32::MAX;
+        }
+    }
+}
+
+/// Builds a [`WeightedDigraph`] row by row, each row given in networkx's out-edge order
+/// (grouped by neighbour, see [`WeightedDigraph::from_edges`]).
+#[derive(Debug)]
+pub struct RowsBuilder {
+    node_count: usize,
+    indptr: Vec<usize>,
+    cols: Vec<u32>,
+    vals: Vec<f64>,
+    /// Whether every row so far has non-decreasing column indices (scipy then skips its
+    /// sort altogether).
+    sorted: bool,
+}
+
+impl RowsBuilder {
+    /// A builder for a graph of `node_count` nodes.
+    pub fn new(node_count: usize) -> Self {
+        RowsBuilder {
+            node_count,
+            indptr: vec![0],
+            cols: Vec::new(),
+            vals: Vec::new(),
+            sorted: true,
+        }
+    }
+
+    /// Appends the next row: the out-edges `(v, weight)` of node `rows so far`. Edges to
+    /// nodes out of range are ignored. Rows past `node_count` are ignored.
+    pub fn push_row(&mut self, row: &[(u32, f64)]) {
+        if self.indptr.len() > self.node_count {
+            return;
+        }
+        let mut prev = 0u32;
+        for (i, &(v, w)) in row.iter().enumerate() {
+            if (v as usize) >= self.node_count {
+                continue;
+            }
+            if i > 0 && v < prev {
+                self.sorted = false;
+            }
+            prev = v;
+            self.cols.push(v);
+            self.vals.push(w);
+        }
+        self.indptr.push(self.cols.len());
+    }
+
+    /// Finishes the graph: missing rows are empty.
+    pub fn finish(mut self) -> WeightedDigraph {
+        while self.indptr.len() <= self.node_count {
+            self.indptr.push(self.cols.len());
+        }
+        let n = self.node_count;
+        let edge_count = self.cols.len();
+        // scipy: `coo.tocsr()` → `sum_duplicates()` → `sort_indices()` (only when some row
+        // is out of order, and then every row) → `csr_sum_duplicates`.
+        let mut entries: Vec<(u32, f64)> = Vec::new();
+        let mut indptr = Vec::with_capacity(n + 1);
+        indptr.push(0);
+        let mut cols = Vec::with_capacity(edge_count);
+        let mut vals = Vec::with_capacity(edge_count);
+        let mut dangling = vec![false; n];
+        for (u, is_dangling) in dangling.iter_mut().enumerate() {
+            let range = self.indptr[u]..self.indptr[u + 1];
+            entries.clear();
+            entries.extend(
+                self.cols[range.clone()]
+                    .iter()
+                    .copied()
+                    .zip(self.vals[range].iter().copied()),
+            );
+            if !self.sorted {
+                cxx_sort(&mut entries, |a, b| a.0 < b.0);
+            }
+            // csr_sum_duplicates: runs of equal columns added left to right.
+            let row_start = cols.len();
+            let mut i = 0;
+            while i < entries.len() {
+                let (v, mut x) = entries[i];
+                i += 1;
+                while i < entries.len() && entries[i].0 == v {
+                    x += entries[i].1;
+                    i += 1;
+                }
+                cols.push(v);
+                vals.push(x);
+            }
+            // A.sum(axis=1): np.add.reduceat over the row.
+            let sum = reduceat_sum(&vals[row_start..]);
+            if sum != 0.0 {
+                // Q @ A with Q = diag(1 / S).
+                let inv = 1.0 / sum;
+                for a in &mut vals[row_start..] {
+                    *a *= inv;
+                }
+            } else {
+                *is_dangling = true;
+                cols.truncate(row_start);
+                vals.truncate(row_start);
+            }
+            indptr.push(cols.len());
+        }
+        // Free the builder's buffers before returning.
+        self.cols = Vec::new();
+        self.vals = Vec::new();
+        WeightedDigraph {
+            indptr,
+            cols,
+            vals,
+            dangling,
+            edge_count,
+        }
+    }
+}
+
+/// Runs PageRank with networkx 3.4's semantics.
+///
+/// `personalization` and `dangling` are per node (by index; missing trailing entries count
+/// as 0); `None` means uniform, and a `None` dangling vector means "same as the
+/// personalization" — networkx's defaults. Both are normalised to sum 1 over the graph's
+/// nodes. An empty graph yields empty ranks.
+///
+/// When the iteration does not converge within `max_iter` steps, the last iterate is
+/// returned with `converged == false` and a `tracing` warning (networkx raises instead).
+pub fn pagerank(
+    graph: &WeightedDigraph,
+    personalization: Option<&[f64]>,
+    dangling: Option<&[f64]>,
+    params: &PageRankParams,
+) -> Result<PageRankResult, PageRankError> {
+    let n = graph.node_count();
+    if n == 0 {
+        return Ok(PageRankResult {
+            ranks: Vec::new(),
+            iterations: 0,
+            converged: true,
+        });
+    }
+    let uniform = 1.0 / n as f64;
+    let p: Vec<f64> = match personalization {
+        None => vec![uniform; n],
+        Some(values) => {
+            let raw: Vec<f64> = (0..n)
+                .map(|i| values.get(i).copied().unwrap_or(0.0))
+                .collect();
+            let total = numpy_sum(&raw);
+            if total == 0.0 {
+                return Err(PageRankError::ZeroPersonalization);
+            }
+            raw.iter().map(|v| v / total).collect()
+        }
+    };
+    let dangling_weights: Vec<f64> = match dangling {
+        None => p.clone(),
+        Some(values) => {
+            let raw: Vec<f64> = (0..n)
+                .map(|i| values.get(i).copied().unwrap_or(0.0))
+                .collect();
+            let total = numpy_sum(&raw);
+            if total == 0.0 {
+                return Err(PageRankError::ZeroDangling);
+            }
+            raw.iter().map(|v| v / total).collect()
+        }
+    };
+    let dangling_nodes: Vec<usize> = (0..n).filter(|&u| graph.is_dangling(u)).collect();
+    let alpha = params.damping;
+    let teleport = 1.0 - alpha;
+    let threshold = n as f64 * params.tol;
+
+    let mut x = vec![uniform; n];
+    let mut next = vec![0.0; n];
+    let mut diff = vec![0.0; n];
+    for iteration in 1..=params.max_iter {
+        // x @ A: column sums in row order (scipy's csc_matvec on the transpose).
+        next.fill(0.0);
+        for (u, &xu) in x.iter().enumerate() {
+            for (v, a) in graph.row(u) {
+                next[v] += a * xu;
+            }
+        }
+        // Python's built-in sum over x[is_dangling], left to right.
+        let mut dangling_sum = 0.0;
+        for &d in &dangling_nodes {
+            dangling_sum += x[d];
+        }
+        for v in 0..n {
+            next[v] = alpha * (next[v] + dangling_sum * dangling_weights[v]) + teleport * p[v];
+            diff[v] = (next[v] - x[v]).abs();
+        }
+        std::mem::swap(&mut x, &mut next);
+        let err = numpy_sum(&diff);
+        if err < threshold {
+            return Ok(PageRankResult {
+                ranks: x,
+                iterations: iteration,
+                converged: true,
+            });
+        }
+    }
+    tracing::warn!(
+        max_iter = params.max_iter,
+        nodes = n,
+        "PageRank did not converge; using the last iterate"
+    );
+    Ok(PageRankResult {
+        ranks: x,
+        iterations: params.max_iter,
+        converged: false,
+    })
+}
+
+/// numpy's pairwise summation (`pairwise_sum_DOUBLE`), without recursion: blocks of at most
+/// 128 summed with eight accumulators, larger ranges split in two (the split a multiple of
+/// 8) and the halves added.
+pub(crate) fn pairwise_sum(a: &[f64]) -> f64 {
+    enum Frame {
+        Visit(usize, usize),
+        Combine,
+    }
+    if a.len() <= 128 {
+        return pairwise_block(a);
+    }
+    let mut frames = vec![Frame::Visit(0, a.len())];
+    let mut values: Vec<f64> = Vec::new();
+    while let Some(frame) = frames.pop() {
+        match frame {
+            Frame::Visit(lo, n) => {
+                if n <= 128 {
+                    values.push(pairwise_block(&a[lo..lo + n]));
+                } else {
+                    let mut n2 = n / 2;
+                    n2 -= n2 % 8;
+                    // Left first, then right, then their sum.
+                    frames.push(Frame::Combine);
+                    frames.push(Frame::Visit(lo + n2, n - n2));
+                    frames.push(Frame::Visit(lo, n2));
+                }
+            }
+            Frame::Combine => {
+                let right = values.pop().unwrap_or(0.0);
+                let left = values.pop().unwrap_or(0.0);
+                values.push(left + right);
+            }
+        }
+    }
+    values.pop().unwrap_or(0.0)
+}
+
+fn pairwise_block(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for &v in a {
+            res += v;
+        }
+        return res;
+    }
+    let mut r = [0.0f64; 8];
+    r.copy_from_slice(&a[..8]);
+    let mut i = 8;
+    while i < n - n % 8 {
+        for j in 0..8 {
+            r[j] += a[i + j];
+        }
+        i += 8;
+    }
+    let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    while i < n {
+        res += a[i];
+        i += 1;
+    }
+    res
+}
+
+/// `ndarray.sum()` of a contiguous float64 array: numpy's reduction visits it in buffers of
+/// 8192 elements, sums each pairwise and adds the results left to right.
+pub(crate) fn numpy_sum(a: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for chunk in a.chunks(8192) {
+        total += pairwise_sum(chunk);
+    }
+    total
+}
+
+/// One segment of `np.add.reduceat`: the first element plus the pairwise sum of the rest.
+pub(crate) fn reduceat_sum(a: &[f64]) -> f64 {
+    match a.split_first() {
+        None => 0.0,
+        Some((first, rest)) => first + pairwise_sum(rest),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+    }
+
+    #[test]
+    fn pairwise_sum_matches_plain_sum_closely() {
+        let a: Vec<f64> = (0..1000)
+            .map(|i| (i as f64).sin().abs() * 10f64.powi(i % 7 - 3))
+            .collect();
+        let plain: f64 = a.iter().sum();
+        assert!(close(pairwise_sum(&a), plain));
+        assert!(close(numpy_sum(&a), plain));
+        assert!(close(reduceat_sum(&a), plain));
+        assert_eq!(pairwise_sum(&[]), 0.0);
+        assert_eq!(reduceat_sum(&[2.5]), 2.5);
+    }
+
+    #[test]
+    fn empty_graph_has_no_ranks() {
+        let g = WeightedDigraph::from_edges(0, &[]);
+        let r = pagerank(&g, None, None, &PageRankParams::default()).unwrap();
+        assert!(r.ranks.is_empty() && r.converged);
+    }
+
+    #[test]
+    fn symmetric_cycle_is_uniform() {
+        let g = WeightedDigraph::from_edges(3, &[(0, 1, 1.0), (1, 2, 1.0), (2, 0, 1.0)]);
+        let r = pagerank(&g, None, None, &PageRankParams::default()).unwrap();
+        for x in &r.ranks {
+            assert!(close(*x, 1.0 / 3.0));
+        }
+    }
+
+    #[test]
+    fn zero_personalization_is_an_error() {
+        let g = WeightedDigraph::from_edges(2, &[(0, 1, 1.0)]);
+        let err = pagerank(&g, Some(&[0.0, 0.0]), None, &PageRankParams::default());
+        assert_eq!(err, Err(PageRankError::ZeroPersonalization));
+        // Entries for nodes beyond the graph are ignored, as networkx ignores unknown keys.
+        let err = pagerank(&g, Some(&[0.0, 0.0, 5.0]), None, &PageRankParams::default());
+        assert_eq!(err, Err(PageRankError::ZeroPersonalization));
+        let err = pagerank(&g, None, Some(&[0.0, 0.0]), &PageRankParams::default());
+        assert_eq!(err, Err(PageRankError::ZeroDangling));
+    }
+
+    #[test]
+    fn non_convergence_returns_last_iterate() {
+        let g = WeightedDigraph::from_edges(3, &[(0, 1, 1.0), (1, 2, 1.0)]);
+        let params = PageRankParams {
+            max_iter: 2,
+            tol: 0.0,
+            ..PageRankParams::default()
+        };
+        let r = pagerank(&g, None, None, &params).unwrap();
+        assert!(!r.converged);
+        assert_eq!(r.iterations, 2);
+        assert!(close(r.ranks.iter().sum::<f64>(), 1.0));
+        // Zero iterations: the uniform start vector.
+        let params = PageRankParams {
+            max_iter: 0,
+            ..PageRankParams::default()
+        };
+        let r = pagerank(&g, None, None, &params).unwrap();
+        assert!(!r.converged);
+        assert_eq!(r.ranks, vec![1.0 / 3.0; 3]);
+    }
+
+    #[test]
+    fn zero_weight_rows_are_dangling() {
+        let g = WeightedDigraph::from_edges(2, &[(0, 0, 0.0), (1, 0, 1.0)]);
+        assert!(g.is_dangling(0));
+        assert!(!g.is_dangling(1));
+        assert_eq!(g.edge_count(), 2);
+    }
+
+    #[test]
+    fn neighbour_grouping_follows_first_appearance() {
+        let mut grouper = NeighbourGrouper::new(4);
+        let mut out = Vec::new();
+        grouper.group(
+            &[(2, 1.0), (0, 2.0), (2, 3.0), (3, 4.0), (0, 5.0)],
+            &mut out,
+        );
+        assert_eq!(out, vec![(2, 1.0), (2, 3.0), (0, 2.0), (0, 5.0), (3, 4.0)]);
+        // The grouper resets itself between rows.
+        out.clear();
+        grouper.group(&[(0, 1.0), (2, 2.0)], &mut out);
+        assert_eq!(out, vec![(0, 1.0), (2, 2.0)]);
+    }
+}

@@ -1,0 +1,755 @@
+//! One test per SPEC rule of §6–§8 (graph, weights, personalization, anchors, PageRank
+//! fallbacks, ranked list, stages, important files), plus property tests.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use proptest::prelude::*;
+use repo_mapper_rank::{
+    Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankParams, RankConfig, RankRequest,
+    RankedItem, Ranking, Stage, Tag, TagKind, graph_edges, rank,
+};
+
+// ---- helpers -------------------------------------------------------------------------
+
+fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
+    Tag {
+        rel_fname: Arc::from(file),
+        fname: Arc::from(Path::new("/repo").join(file).as_path()),
+        line,
+        name: name.to_owned(),
+        kind,
+        sub_kind: "function",
+    }
+}
+
+/// A repository written as `(file, chat, "def:a def:b ref:c ref:c")`.
+struct Repo {
+    files: Vec<(String, bool, Vec<Tag>)>,
+}
+
+impl Repo {
+    fn new(spec: &[(&str, bool, &str)]) -> Repo {
+        let files = spec
+            .iter()
+            .map(|&(file, chat, tags)| {
+                let tags = tags
+                    .split_whitespace()
+                    .enumerate()
+                    .map(|(i, t)| {
+                        let (kind, name) = t.split_once(':').expect("kind:name");
+                        let kind = if kind == "def" {
+                            TagKind::Def
+                        } else {
+                            TagKind::Ref
+                        };
+                        tag(file, i as i32 + 1, name, kind)
+                    })
+                    .collect();
+                (file.to_owned(), chat, tags)
+            })
+            .collect();
+        Repo { files }
+    }
+
+    /// A request over all files; every non-chat file is an "other" file.
+    fn request(&self) -> RankRequest<'_> {
+        RankRequest {
+            files: self
+                .files
+                .iter()
+                .map(|(rel, chat, tags)| FileTags {
+                    rel_fname: rel,
+                    tags,
+                    chat: *chat,
+                })
+                .collect(),
+            other_rel_fnames: self
+                .files
+                .iter()
+                .filter(|f| !f.1)
+                .map(|f| f.0.as_str())
+                .collect(),
+            ..RankRequest::default()
+        }
+    }
+}
+
+fn edges_of<'a>(edges: &[GraphEdge<'a>], ident: &str) -> Vec<(&'a str, &'a str, f64)> {
+    edges
+        .iter()
+        .filter(|e| e.ident == ident)
+        .map(|e| (e.src, e.dst, e.weight))
+        .collect()
+}
+
+fn listed<'a>(ranking: &Ranking<'a>) -> Vec<(Stage, &'a str, Option<&'a str>)> {
+    ranking
+        .entries
+        .iter()
+        .map(|e| (e.stage, e.rel_fname(), e.tag().map(|t| t.name.as_str())))
+        .collect()
+}
+
+/// Collects WARN events (their message) while `f` runs on this thread.
+fn warnings<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Level, Metadata};
+
+    struct Collector(Arc<Mutex<Vec<String>>>);
+    struct Message(String);
+    impl Visit for Message {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                self.0 = format!("{value:?}");
+            }
+        }
+    }
+    impl tracing::Subscriber for Collector {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            if *event.metadata().level() == Level::WARN {
+                let mut m = Message(String::new());
+                event.record(&mut m);
+                self.0.lock().unwrap().push(m.0);
+            }
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let r = tracing::subscriber::with_default(Collector(seen.clone()), f);
+    let seen = seen.lock().unwrap().clone();
+    (r, seen)
+}
+
+// ---- §6: graph -----------------------------------------------------------------------
+
+#[test]
+fn edge_weights_follow_the_multipliers() {
+    let common_definers: Vec<String> = (0..6).map(|i| format!("d{i}.py")).collect();
+    let mut spec: Vec<(&str, bool, &str)> = vec![
+        (
+            "a.py",
+            false,
+            "ref:foo ref:foo ref:bar ref:long_name ref:_hidden ref:common ref:mentioned",
+        ),
+        (
+            "b.py",
+            false,
+            "def:foo def:bar def:long_name def:_hidden def:mentioned",
+        ),
+        ("c.py", true, "ref:foo ref:foo ref:foo ref:foo"),
+    ];
+    for d in &common_definers {
+        spec.push((d, false, "def:common"));
+    }
+    let repo = Repo::new(&spec);
+    let mut req = repo.request();
+    req.mentioned_idents.insert("mentioned");
+    let edges = graph_edges(&req, &RankConfig::default());
+    let s2 = 2f64.sqrt();
+    // Two references: sqrt(2) — one root per (referencer, definer), not Aider's repeated one.
+    assert_eq!(
+        edges_of(&edges, "foo"),
+        [("a.py", "b.py", s2), ("c.py", "b.py", 50.0 * 2.0)]
+    );
+    assert_eq!(edges_of(&edges, "bar"), [("a.py", "b.py", 1.0)]);
+    // Well named (>= 8 chars, snake case): ×10.
+    assert_eq!(edges_of(&edges, "long_name"), [("a.py", "b.py", 10.0)]);
+    // Leading underscore ×0.1 (and 7 characters: not well named).
+    assert_eq!(edges_of(&edges, "_hidden"), [("a.py", "b.py", 0.1)]);
+    // Mentioned ×10.
+    assert_eq!(edges_of(&edges, "mentioned"), [("a.py", "b.py", 10.0)]);
+    // More than five definers ×0.1, one edge per definer (a multigraph fan-out).
+    let common = edges_of(&edges, "common");
+    assert_eq!(common.len(), 6);
+    assert!(common.iter().all(|&(s, _, w)| s == "a.py" && w == 0.1));
+}
+
+#[test]
+fn parallel_edges_and_self_references_are_kept() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:x ref:x ref:y ref:z"),
+        ("b.py", false, "def:y def:z"),
+    ]);
+    let req = repo.request();
+    let edges = graph_edges(&req, &RankConfig::default());
+    // a.py -> a.py for its own x (not filtered), and two parallel a.py -> b.py edges.
+    let pairs: Vec<(&str, &str, &str)> = edges.iter().map(|e| (e.src, e.dst, e.ident)).collect();
+    assert_eq!(
+        pairs,
+        [
+            ("a.py", "a.py", "x"),
+            ("a.py", "b.py", "y"),
+            ("a.py", "b.py", "z")
+        ]
+    );
+    let ranking = rank(&req, &RankConfig::default());
+    assert_eq!(ranking.edge_count, 3);
+    assert_eq!(ranking.nodes, ["a.py", "b.py"]);
+}
+
+#[test]
+fn no_references_anywhere_means_definitions_reference_themselves() {
+    let repo = Repo::new(&[("a.py", false, "def:x def:y"), ("b.py", false, "def:x")]);
+    let req = repo.request();
+    let edges = graph_edges(&req, &RankConfig::default());
+    // references = defines: every definer refers once to every definer; no 0.1 self-edges.
+    assert_eq!(
+        edges_of(&edges, "x"),
+        [
+            ("a.py", "a.py", 1.0),
+            ("a.py", "b.py", 1.0),
+            ("b.py", "a.py", 1.0),
+            ("b.py", "b.py", 1.0)
+        ]
+    );
+    assert_eq!(edges_of(&edges, "y"), [("a.py", "a.py", 1.0)]);
+}
+
+#[test]
+fn unreferenced_definitions_get_a_self_edge() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:lonely def:used"),
+        ("b.py", false, "ref:used"),
+    ]);
+    let req = repo.request();
+    let edges = graph_edges(&req, &RankConfig::default());
+    assert_eq!(edges_of(&edges, "lonely"), [("a.py", "a.py", 0.1)]);
+    assert_eq!(edges_of(&edges, "used"), [("b.py", "a.py", 1.0)]);
+    let config = RankConfig {
+        self_edge_weight: 0.5,
+        ..RankConfig::default()
+    };
+    assert_eq!(
+        edges_of(&graph_edges(&req, &config), "lonely"),
+        [("a.py", "a.py", 0.5)]
+    );
+    // Self-edges come first in insertion order, as in Aider.
+    assert_eq!(edges[0].ident, "lonely");
+}
+
+// ---- §7.1: personalization -----------------------------------------------------------
+
+#[test]
+fn personalization_scores() {
+    let repo = Repo::new(&[
+        ("chat.py", true, "ref:x"),
+        ("chat_mentioned.py", true, "ref:x"),
+        ("mentioned.py", false, "ref:x"),
+        ("auth/login.py", false, "def:x"),
+        ("pkg/mod/thing.rs", false, "ref:x"),
+        ("other.py", false, "ref:x"),
+        ("models.py", false, ""),
+    ]);
+    let mut req = repo.request();
+    req.num_files = 10; // three more files, missing from disk: N counts them
+    req.mentioned_fnames
+        .extend(["mentioned.py", "chat_mentioned.py"]);
+    // Path components: a directory, a file name, a stem.
+    req.mentioned_idents.extend(["auth", "thing.rs", "models"]);
+    let ranking = rank(&req, &RankConfig::default());
+    let p = 100.0 / 10.0;
+    let expected: HashMap<&str, f64> = [
+        ("chat.py", p),
+        ("chat_mentioned.py", p), // max(chat, mentioned), not their sum
+        ("mentioned.py", p),
+        ("auth/login.py", p),
+        ("pkg/mod/thing.rs", p),
+        ("models.py", p), // no tags, still personalised
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(ranking.personalization, expected);
+    assert!(ranking.pagerank.personalized);
+}
+
+#[test]
+fn path_component_match_adds_once_on_top_of_chat() {
+    let repo = Repo::new(&[("src/a.py", true, "ref:x"), ("b.py", false, "def:x")]);
+    let mut req = repo.request();
+    req.mentioned_idents.extend(["src", "a", "a.py"]);
+    let ranking = rank(&req, &RankConfig::default());
+    assert_eq!(ranking.personalization["src/a.py"], 50.0 + 50.0);
+}
+
+#[test]
+fn personalization_changes_pagerank() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:fa ref:fb"),
+        ("b.py", false, "def:fb ref:fc"),
+        ("c.py", false, "def:fc ref:fa"),
+    ]);
+    let plain = rank(&repo.request(), &RankConfig::default());
+    // A symmetric cycle: uniform.
+    for r in plain.file_ranks.values() {
+        assert!((r - 1.0 / 3.0).abs() < 1e-12);
+    }
+    let mut req = repo.request();
+    req.mentioned_fnames.insert("a.py");
+    let pers = rank(&req, &RankConfig::default());
+    assert!(pers.file_ranks["a.py"] > pers.file_ranks["b.py"]);
+    assert!(pers.file_ranks["b.py"] > pers.file_ranks["c.py"]);
+}
+
+// ---- §7.1a–b: anchors ----------------------------------------------------------------
+
+#[test]
+fn anchor_files_are_seeds_and_always_listed() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:fa ref:fb"),
+        ("b.py", false, "def:fb ref:fa"),
+        ("z.py", false, "ref:fa"),
+    ]);
+    let mut req = repo.request();
+    req.num_files = 4;
+    req.other_rel_fnames.push("notes.txt");
+    req.anchor_fnames = vec!["z.py", "notes.txt", "ghost.py", "z.py", "b.py"];
+    let ranking = rank(&req, &RankConfig::default());
+    // 100/N × 10, additive over repeated anchors.
+    assert_eq!(ranking.personalization["z.py"], 2.0 * 25.0 * 10.0);
+    assert_eq!(ranking.personalization["notes.txt"], 25.0 * 10.0);
+    assert_eq!(ranking.personalization["ghost.py"], 25.0 * 10.0);
+    let l = listed(&ranking);
+    // First a bare entry for the anchor listed nowhere, then the anchors' own entries in
+    // list order (b.py's definition, z.py from stage 2, notes.txt from stage 3), then the rest.
+    assert_eq!(
+        &l[..4],
+        [
+            (Stage::Anchor, "ghost.py", None),
+            (Stage::Anchor, "b.py", Some("fb")),
+            (Stage::Anchor, "z.py", None),
+            (Stage::Anchor, "notes.txt", None),
+        ]
+    );
+    assert_eq!(l[4], (Stage::Definition, "a.py", Some("fa")));
+    assert_eq!(l.len(), 5);
+    assert_eq!(ranking.entries[2].rank(), Some(ranking.file_ranks["z.py"]));
+}
+
+#[test]
+fn anchor_idents_share_their_weight() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:dup def:solo"),
+        ("b.py", false, "def:dup"),
+        ("c.py", false, "ref:dup ref:solo"),
+    ]);
+    let mut req = repo.request();
+    req.anchor_idents = vec!["dup", "solo", "nowhere"];
+    let (ranking, warns) = warnings(|| rank(&req, &RankConfig::default()));
+    let p = 100.0 / 3.0;
+    assert_eq!(ranking.personalization["a.py"], p * 10.0 / 2.0 + p * 10.0);
+    assert_eq!(ranking.personalization["b.py"], p * 10.0 / 2.0);
+    assert!(!ranking.personalization.contains_key("c.py"));
+    assert_eq!(warns.len(), 1, "{warns:?}");
+    assert!(warns[0].contains("2 files"), "{warns:?}");
+    // Identifier anchors are not forced to the front.
+    assert!(ranking.stage(Stage::Anchor).next().is_none());
+}
+
+#[test]
+fn scoped_anchors_boost_their_identifier() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:thing"),
+        ("b.py", false, "ref:thing"),
+        ("c.py", false, ""),
+    ]);
+    let mut req = repo.request();
+    req.anchor_scoped = vec![("c.py", "thing")];
+    let edges = graph_edges(&req, &RankConfig::default());
+    assert_eq!(edges_of(&edges, "thing"), [("b.py", "a.py", 10.0)]);
+    let ranking = rank(&req, &RankConfig::default());
+    assert_eq!(ranking.personalization["c.py"], 100.0 / 3.0 * 10.0);
+    assert_eq!(listed(&ranking)[0], (Stage::Anchor, "c.py", None));
+}
+
+// ---- §7.2–§7.3: PageRank -------------------------------------------------------------
+
+#[test]
+fn zero_division_retries_without_personalization() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:x ref:y"),
+        ("b.py", false, "def:y ref:x"),
+        ("notes.txt", true, ""), // personalised, but not in the graph
+    ]);
+    let req = repo.request();
+    let ranking = rank(&req, &RankConfig::default());
+    assert!(ranking.pagerank.personalization_requested);
+    assert!(!ranking.pagerank.personalized);
+    assert!(matches!(
+        ranking.pagerank.outcome,
+        PageRankOutcome::Converged { .. }
+    ));
+    assert_eq!(ranking.file_ranks["a.py"], 0.5);
+}
+
+#[test]
+fn non_convergence_warns_and_keeps_the_last_iterate() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:x ref:y"),
+        ("b.py", false, "def:y"),
+        ("c.py", false, "ref:x"),
+    ]);
+    let req = repo.request();
+    let config = RankConfig {
+        pagerank: PageRankParams {
+            max_iter: 1,
+            ..PageRankParams::default()
+        },
+        ..RankConfig::default()
+    };
+    let (ranking, warns) = warnings(|| rank(&req, &config));
+    assert_eq!(
+        ranking.pagerank.outcome,
+        PageRankOutcome::NotConverged { iterations: 1 }
+    );
+    assert!(
+        warns.iter().any(|w| w.contains("did not converge")),
+        "{warns:?}"
+    );
+    let sum: f64 = ranking.file_ranks.values().sum();
+    assert!((sum - 1.0).abs() < 1e-12);
+    assert!(!ranking.entries.is_empty());
+}
+
+#[test]
+fn rank_distribution_over_out_edges() {
+    // a.py refers to x (defined in b.py) twice and to y (in c.py) once.
+    let repo = Repo::new(&[
+        ("a.py", false, "ref:x ref:x ref:y"),
+        ("b.py", false, "def:x"),
+        ("c.py", false, "def:y"),
+    ]);
+    let ranking = rank(&repo.request(), &RankConfig::default());
+    let ra = ranking.file_ranks["a.py"];
+    let total = 2f64.sqrt() + 1.0;
+    let by_key: HashMap<(&str, &str), f64> = ranking
+        .definition_ranks
+        .iter()
+        .map(|d| ((d.rel_fname, d.ident), d.rank))
+        .collect();
+    assert_eq!(by_key[&("b.py", "x")], ra * 2f64.sqrt() / total);
+    assert_eq!(by_key[&("c.py", "y")], ra * 1.0 / total);
+}
+
+// ---- §7.5: the ranked list -----------------------------------------------------------
+
+#[test]
+fn ties_sort_by_file_then_identifier_descending() {
+    // b.py and c.py are symmetric: equal ranks; in each, two symmetric identifiers.
+    let repo = Repo::new(&[
+        ("a.py", false, "ref:p ref:q ref:r ref:s"),
+        ("b.py", false, "def:p def:q"),
+        ("c.py", false, "def:r def:s"),
+    ]);
+    let ranking = rank(&repo.request(), &RankConfig::default());
+    let keys: Vec<(&str, &str)> = ranking
+        .definition_ranks
+        .iter()
+        .map(|d| (d.rel_fname, d.ident))
+        .collect();
+    assert_eq!(
+        keys,
+        [("c.py", "s"), ("c.py", "r"), ("b.py", "q"), ("b.py", "p")]
+    );
+    let l = listed(&ranking);
+    assert_eq!(
+        &l[..4],
+        [
+            (Stage::Definition, "c.py", Some("s")),
+            (Stage::Definition, "c.py", Some("r")),
+            (Stage::Definition, "b.py", Some("q")),
+            (Stage::Definition, "b.py", Some("p")),
+        ]
+    );
+    assert_eq!(l[4], (Stage::GraphFile, "a.py", None));
+}
+
+#[test]
+fn stages_in_order() {
+    let repo = Repo::new(&[
+        ("chat.py", true, "def:c ref:x ref:y"),
+        ("lib.py", false, "def:x def:x2 ref:x2"),
+        ("caller.py", false, "ref:x"),
+        ("y.py", false, "def:y"),
+        ("empty.py", false, ""),
+    ]);
+    let mut req = repo.request();
+    req.other_rel_fnames
+        .extend(["zz_missing.py", "aa_missing.py", "empty.py"]);
+    let ranking = rank(&req, &RankConfig::with_dialect(Dialect::Aider));
+    let l = listed(&ranking);
+    let stages: Vec<Stage> = l.iter().map(|e| e.0).collect();
+    assert!(stages.windows(2).all(|w| w[0] <= w[1]), "{l:?}");
+    // Stage 1: no chat-file definitions; the two (file, ident) groups by rank.
+    let defs: Vec<&str> = l
+        .iter()
+        .filter(|e| e.0 == Stage::Definition)
+        .map(|e| e.1)
+        .collect();
+    assert!(!defs.contains(&"chat.py"));
+    assert!(defs.contains(&"lib.py") && defs.contains(&"y.py"));
+    // Stage 2: graph files without definition entries — the chat file included, as Aider.
+    let graph: Vec<&str> = l
+        .iter()
+        .filter(|e| e.0 == Stage::GraphFile)
+        .map(|e| e.1)
+        .collect();
+    let mut expected_graph = vec!["chat.py", "caller.py"];
+    expected_graph.sort_by(|a, b| {
+        ranking.file_ranks[b]
+            .total_cmp(&ranking.file_ranks[a])
+            .then(b.cmp(a))
+    });
+    assert_eq!(graph, expected_graph);
+    // Stage 3: other files outside the graph, sorted, once each.
+    let rest: Vec<&str> = l
+        .iter()
+        .filter(|e| e.0 == Stage::OtherFile)
+        .map(|e| e.1)
+        .collect();
+    assert_eq!(rest, ["aa_missing.py", "empty.py", "zz_missing.py"]);
+    assert!(ranking.stage(Stage::OtherFile).all(|e| e.rank().is_none()));
+}
+
+#[test]
+fn definition_entries_carry_their_tags_by_line() {
+    let repo = Repo::new(&[
+        ("a.py", false, "ref:f"),
+        ("b.py", false, "def:f ref:g def:f def:g"),
+    ]);
+    let ranking = rank(&repo.request(), &RankConfig::default());
+    let f_lines: Vec<i32> = ranking
+        .entries
+        .iter()
+        .filter_map(|e| e.tag())
+        .filter(|t| t.name == "f")
+        .map(|t| t.line)
+        .collect();
+    assert_eq!(f_lines, [1, 3]);
+    for e in &ranking.entries {
+        if let RankedItem::Def { tag, rank } = e.item {
+            let d = ranking
+                .definition_ranks
+                .iter()
+                .find(|d| d.rel_fname == &*tag.rel_fname && d.ident == tag.name);
+            assert_eq!(Some(rank), d.map(|d| d.rank));
+        }
+    }
+}
+
+#[test]
+fn exclude_unranked_drops_low_bare_files() {
+    let mut spec: Vec<(String, bool, String)> = vec![
+        ("hub.py".into(), false, "def:h".into()),
+        ("README.md".into(), false, String::new()),
+    ];
+    // Referencers nobody points at, personalization on the hub only: their PageRank is 0.
+    for i in 0..30 {
+        spec.push((format!("r{i:02}.py"), false, "ref:h".into()));
+    }
+    let spec_ref: Vec<(&str, bool, &str)> = spec
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), *b, c.as_str()))
+        .collect();
+    let repo = Repo::new(&spec_ref);
+    let mut req = repo.request();
+    req.mentioned_fnames.insert("hub.py");
+    let keep = rank(&req, &RankConfig::with_dialect(Dialect::Aider));
+    assert_eq!(keep.stage(Stage::GraphFile).count(), 30);
+    assert_eq!(keep.file_ranks["r00.py"], 0.0);
+    assert!(
+        keep.stage(Stage::Important).next().is_none(),
+        "Aider: README.md is already listed"
+    );
+    let config = RankConfig {
+        exclude_unranked: true,
+        ..RankConfig::with_dialect(Dialect::Aider)
+    };
+    let drop = rank(&req, &config);
+    assert_eq!(drop.stage(Stage::GraphFile).count(), 0);
+    assert_eq!(drop.stage(Stage::OtherFile).count(), 0);
+    assert_eq!(drop.stage(Stage::Definition).count(), 1);
+    // README.md, dropped from stage 3, comes back as an important file (Aider's stage 0).
+    let front: Vec<&str> = drop
+        .stage(Stage::Important)
+        .map(|e| e.rel_fname())
+        .collect();
+    assert_eq!(front, ["README.md"]);
+    // Files above the threshold stay.
+    let mut req = repo.request();
+    req.mentioned_fnames.insert("r07.py");
+    let some = rank(&req, &config);
+    let graph: Vec<&str> = some
+        .stage(Stage::GraphFile)
+        .map(|e| e.rel_fname())
+        .collect();
+    assert_eq!(graph, ["r07.py"]);
+}
+
+// ---- §8: important files -------------------------------------------------------------
+
+#[test]
+fn important_files_by_dialect() {
+    let repo = Repo::new(&[
+        ("setup.py", false, "def:setup_it ref:helper"),
+        ("lib.py", false, "def:helper ref:setup_it"),
+        ("Makefile", false, ""),
+    ]);
+    let mut req = repo.request();
+    req.other_rel_fnames
+        .extend([".github/workflows/ci.yml", "README.md", "docs/README.md"]);
+    // Aider: every other file is already in stage 1, 2 or 3, so nothing is prepended.
+    let aider = rank(&req, &RankConfig::with_dialect(Dialect::Aider));
+    assert!(aider.stage(Stage::Important).next().is_none());
+    // Default: important files without definitions move to the front, in path order.
+    let default = rank(&req, &RankConfig::default());
+    let l = listed(&default);
+    assert_eq!(
+        &l[..2],
+        [
+            (Stage::Important, ".github/workflows/ci.yml", None),
+            (Stage::Important, "README.md", None)
+        ]
+    );
+    assert_eq!(l.iter().filter(|e| e.1 == "README.md").count(), 1);
+    // setup.py keeps its definition entries; docs/README.md is not a root file.
+    assert!(
+        l.iter()
+            .any(|e| e.1 == "setup.py" && e.0 == Stage::Definition)
+    );
+    assert!(
+        l.iter()
+            .any(|e| e.1 == "docs/README.md" && e.0 == Stage::OtherFile)
+    );
+    assert_eq!(aider.entries.len(), default.entries.len());
+}
+
+// ---- edge cases ----------------------------------------------------------------------
+
+#[test]
+fn no_tags_anywhere_lists_the_files() {
+    let repo = Repo::new(&[("b.txt", false, ""), ("a.txt", false, "")]);
+    let ranking = rank(&repo.request(), &RankConfig::default());
+    assert_eq!(ranking.pagerank.outcome, PageRankOutcome::EmptyGraph);
+    assert_eq!(
+        listed(&ranking),
+        [
+            (Stage::OtherFile, "a.txt", None),
+            (Stage::OtherFile, "b.txt", None)
+        ]
+    );
+    let empty = rank(&RankRequest::default(), &RankConfig::default());
+    assert!(empty.entries.is_empty());
+}
+
+#[test]
+fn a_file_given_twice_is_used_once() {
+    let repo = Repo::new(&[
+        ("a.py", false, "def:x"),
+        ("a.py", false, "def:y"),
+        ("b.py", false, "ref:x ref:y"),
+    ]);
+    let (ranking, warns) = warnings(|| rank(&repo.request(), &RankConfig::default()));
+    assert_eq!(warns.len(), 1);
+    assert!(ranking.definition_ranks.iter().all(|d| d.ident == "x"));
+}
+
+// ---- properties ----------------------------------------------------------------------
+
+fn arb_repo() -> impl Strategy<Value = Vec<(bool, Vec<(bool, u8)>)>> {
+    // Up to 12 files; each a chat flag and tags (def?, identifier 0..10).
+    proptest::collection::vec(
+        (
+            proptest::bool::weighted(0.2),
+            proptest::collection::vec((any::<bool>(), 0u8..10), 0..12),
+        ),
+        0..12,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn ranking_invariants(
+        repo in arb_repo(),
+        mentioned in proptest::collection::vec(0u8..12, 0..3),
+        dialect in prop_oneof![Just(Dialect::Default), Just(Dialect::Aider)],
+        exclude in any::<bool>(),
+    ) {
+        let names: Vec<String> = (0..repo.len()).map(|i| format!("f{i}.py")).collect();
+        let idents: Vec<String> = (0..12).map(|i| format!("id_{i}")).collect();
+        let tags: Vec<Vec<Tag>> = repo
+            .iter()
+            .enumerate()
+            .map(|(i, (_, ts))| {
+                ts.iter()
+                    .enumerate()
+                    .map(|(l, &(d, id))| {
+                        let kind = if d { TagKind::Def } else { TagKind::Ref };
+                        tag(&names[i], l as i32 + 1, &idents[id as usize], kind)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut req = RankRequest {
+            files: repo
+                .iter()
+                .enumerate()
+                .map(|(i, (chat, _))| FileTags { rel_fname: &names[i], tags: &tags[i], chat: *chat })
+                .collect(),
+            other_rel_fnames: repo.iter().enumerate().filter(|(_, f)| !f.0).map(|(i, _)| names[i].as_str()).collect(),
+            ..RankRequest::default()
+        };
+        for m in &mentioned {
+            req.mentioned_idents.insert(&idents[*m as usize]);
+        }
+        let config = RankConfig { dialect, exclude_unranked: exclude, ..RankConfig::default() };
+        let ranking = rank(&req, &config);
+
+        // PageRank: a distribution, no NaN.
+        if !ranking.nodes.is_empty() {
+            let sum: f64 = ranking.file_ranks.values().sum();
+            prop_assert!((sum - 1.0).abs() < 1e-9, "sum {}", sum);
+        }
+        prop_assert!(ranking.file_ranks.values().all(|r| r.is_finite() && *r >= 0.0));
+        prop_assert!(ranking.definition_ranks.iter().all(|d| d.rank.is_finite() && d.rank >= 0.0));
+        // Definition ranks sorted as Aider sorts them.
+        for w in ranking.definition_ranks.windows(2) {
+            let (a, b) = (&w[0], &w[1]);
+            prop_assert!((a.rank, a.rel_fname, a.ident) > (b.rank, b.rel_fname, b.ident));
+        }
+        // Stages in order; no chat file has definition entries.
+        let stages: Vec<Stage> = ranking.entries.iter().map(|e| e.stage).collect();
+        prop_assert!(stages.windows(2).all(|w| w[0] <= w[1]));
+        for e in ranking.stage(Stage::Definition) {
+            let i = names.iter().position(|n| n == e.rel_fname()).unwrap();
+            prop_assert!(!repo[i].0);
+        }
+        // Without exclude_unranked, every other file is listed; bare entries are unique.
+        let mut bare: Vec<&str> = ranking.entries.iter().filter(|e| e.is_file()).map(|e| e.rel_fname()).collect();
+        let n_bare = bare.len();
+        bare.sort_unstable();
+        bare.dedup();
+        prop_assert_eq!(bare.len(), n_bare);
+        if !exclude {
+            for f in &req.other_rel_fnames {
+                prop_assert!(ranking.entries.iter().any(|e| e.rel_fname() == *f));
+            }
+        }
+        // Deterministic.
+        let again = rank(&req, &config);
+        prop_assert_eq!(&again.entries, &ranking.entries);
+    }
+}

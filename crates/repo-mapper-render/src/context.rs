@@ -1,0 +1,341 @@
+//! grep-ast's `TreeContext`, with the options Aider's repo map passes.
+
+use std::ops::Range;
+use std::path::Path;
+
+use repo_mapper_tags::{Dialect, Language, filename_to_lang};
+use tree_sitter::{Parser, Tree};
+
+use crate::text::{is_blank, split_lines};
+
+/// grep-ast's `header_max`: a scope's header shows at most this many lines.
+pub const HEADER_MAX: usize = 10;
+
+/// Marks a shown line (grep-ast's `│` spacer, `mark_lois` off).
+const SHOWN: &str = "│";
+/// Stands for one run of hidden lines.
+const GAP: &str = "⋮\n";
+
+/// The language a file is rendered in: [`Language::for_path`] under `dialect`, else
+/// grep-ast's own name for the file when we have its grammar.
+///
+/// The fallback matters only in [`Dialect::Aider`], where `for_path` drops the languages
+/// Aider extracts no tags from (bash, julia): grep-ast's `TreeContext` would still parse
+/// them, so a tag handed to us for such a file renders as grep-ast renders it.
+pub fn render_language(path: &Path, dialect: Dialect) -> Option<Language> {
+    Language::for_path(path, dialect)
+        .or_else(|| filename_to_lang(path).and_then(Language::from_name))
+}
+
+/// A file's lines and syntactic scopes, ready to show chosen lines with the headers of
+/// the scopes they sit in: grep-ast 0.9.0's `TreeContext` with the options Aider 0.86.2's
+/// `render_tree` passes (no colour, no line numbers, no child context, no last line,
+/// margin 0, lines of interest not marked, no padding, no parent scope that starts at the
+/// top of the file, header of at most [`HEADER_MAX`] lines).
+///
+/// Built once per file (parsing and one iterative walk over every node), then
+/// [`render`](TreeContext::render) runs as often as needed for different lines of interest,
+/// in time linear in the number of lines. Nothing recurses on the tree.
+///
+/// How grep-ast's model maps onto this one: every node contributes its start row to the
+/// *scopes* of every row it spans, and, when it spans more than one row, a header candidate
+/// to its start row. A row's header is its own line, unless at least two multi-row nodes
+/// start on it, in which case it runs from that row for as many rows as the smallest of
+/// them spans (at most [`HEADER_MAX`]; the closing row is not included). Here a row's
+/// scopes are kept as "the furthest end row of the nodes starting on row *s*": *s* is a
+/// scope of row *i* exactly when *s* ≤ *i* ≤ that end, which a segment tree answers
+/// without materialising grep-ast's per-row sets.
+#[derive(Debug, Clone)]
+pub struct TreeContext {
+    text: String,
+    /// Byte ranges of the lines in `text`, without terminators (grep-ast's `lines`).
+    lines: Vec<Range<usize>>,
+    /// Per line: whether Python's `line.strip()` is empty.
+    blank: Vec<bool>,
+    /// Per row (`lines.len() + 1` rows, grep-ast's `num_lines`): how many lines the
+    /// header of a scope starting on this row shows.
+    header_len: Vec<u32>,
+    /// Max-segment tree over rows of "furthest end row of a node starting here", −1 where
+    /// no node starts; leaves from index `leaves`.
+    scope_tree: Vec<i64>,
+    leaves: usize,
+    dialect: Dialect,
+}
+
+impl TreeContext {
+    /// Parses `code` with the grammar of `language` and builds its context.
+    ///
+    /// `language` `None` (a file grep-ast has no language for) gives a context without
+    /// scopes: rendering then shows the lines of interest, the small gaps between them and
+    /// the blank lines after them, and nothing else. grep-ast raises `ValueError` here;
+    /// Aider never gets that far, as it only renders files it extracted tags from.
+    pub fn new(code: impl Into<String>, language: Option<Language>, dialect: Dialect) -> Self {
+        let code = code.into();
+        let tree = language.and_then(|lang| parse(lang, &code));
+        Self::from_tree(code, tree.as_ref(), dialect)
+    }
+
+    /// Builds the context of `code` from its already parsed syntax `tree` (`None`: no
+    /// scopes, as in [`TreeContext::new`]). `tree` must be the parse of `code`.
+    pub fn from_tree(code: impl Into<String>, tree: Option<&Tree>, dialect: Dialect) -> Self {
+        let text = code.into();
+        let lines = split_lines(&text, dialect);
+        let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
+        let num_rows = lines.len() + 1;
+
+        let mut scope_end = vec![-1_i64; num_rows];
+        // Per row: how many multi-row nodes start there (capped at 2) and the smallest span.
+        let mut multi_row = vec![0_u8; num_rows];
+        let mut min_span = vec![usize::MAX; num_rows];
+        if let Some(tree) = tree {
+            let last = num_rows - 1;
+            let mut cursor = tree.walk();
+            'walk: loop {
+                let node = cursor.node();
+                // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
+                let start = node.start_position().row.min(last);
+                let end = node.end_position().row.clamp(start, last);
+                let end_i = i64::try_from(end).unwrap_or(i64::MAX);
+                scope_end[start] = scope_end[start].max(end_i);
+                if end > start {
+                    multi_row[start] = multi_row[start].saturating_add(1).min(2);
+                    min_span[start] = min_span[start].min(end - start);
+                }
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break 'walk;
+                    }
+                }
+            }
+        }
+        let header_len = multi_row
+            .iter()
+            .zip(&min_span)
+            .map(|(&n, &span)| {
+                if n >= 2 {
+                    u32::try_from(span.min(HEADER_MAX)).unwrap_or(1)
+                } else {
+                    1
+                }
+            })
+            .collect();
+
+        let leaves = num_rows.next_power_of_two();
+        let mut scope_tree = vec![-1_i64; 2 * leaves];
+        scope_tree[leaves..leaves + num_rows].copy_from_slice(&scope_end);
+        for node in (1..leaves).rev() {
+            scope_tree[node] = scope_tree[2 * node].max(scope_tree[2 * node + 1]);
+        }
+
+        TreeContext {
+            text,
+            lines,
+            blank,
+            header_len,
+            scope_tree,
+            leaves,
+            dialect,
+        }
+    }
+
+    /// The number of lines (grep-ast's `len(lines)`; its `num_lines` is one more).
+    pub fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Line `i` (0-based) without its terminator.
+    pub fn line(&self, i: usize) -> Option<&str> {
+        self.lines.get(i).map(|r| &self.text[r.clone()])
+    }
+
+    /// The dialect the context was built for.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Shows `lines_of_interest` (0-based rows) in context, as grep-ast's
+    /// `add_lines_of_interest` + `add_context` + `format` do on a context whose lines of
+    /// interest were just reset (Aider's `render_tree`).
+    ///
+    /// Shown are the lines of interest; the header of every scope containing one (unless
+    /// that scope starts on the first line); any single hidden line between two shown ones;
+    /// and a blank line right after a shown non-blank one. Each shown line is printed as
+    /// `│` + line, each run of hidden lines as one `⋮`.
+    ///
+    /// Out-of-range lines are as in Python: rows at or past the end only take part in the
+    /// gap closing (so they never print); in [`Dialect::Aider`] a negative row −*k* counts
+    /// as Python's `scopes[-k]` (the *k*-th row from the end) and joins the gap closing,
+    /// while [`Dialect::Default`] ignores negative rows. No lines of interest give `""`
+    /// (grep-ast would instead repeat its previous output).
+    pub fn render(&self, lines_of_interest: &[i64]) -> String {
+        let mut lois: Vec<i64> = lines_of_interest
+            .iter()
+            .copied()
+            .filter(|&i| i >= 0 || self.dialect == Dialect::Aider)
+            .collect();
+        if lois.is_empty() {
+            return String::new();
+        }
+        lois.sort_unstable();
+        lois.dedup();
+
+        let line_count = self.lines.len();
+        let num_rows = line_count as i64 + 1;
+        let mut show = vec![false; line_count];
+        // Shown rows outside the printable range, sorted (grep-ast keeps them in its set).
+        let below: Vec<i64> = lois.iter().copied().filter(|&i| i < 0).collect();
+        let above: Vec<i64> = lois
+            .iter()
+            .copied()
+            .filter(|&i| i >= line_count as i64)
+            .collect();
+        for &i in &lois {
+            if let Ok(i) = usize::try_from(i)
+                && i < line_count
+            {
+                show[i] = true;
+            }
+        }
+
+        // add_parent_scopes for every line of interest; each scope is visited once.
+        let mut tree = self.scope_tree.clone();
+        for &i in &lois {
+            let row = if i >= num_rows {
+                continue;
+            } else if i >= 0 {
+                i
+            } else if i >= -num_rows {
+                num_rows + i // Python's negative indexing; only Aider keeps negative rows.
+            } else {
+                continue; // IndexError in Python.
+            };
+            self.take_scopes_of(&mut tree, row, |scope| {
+                // show_top_of_file_parent_scope is off: no header starting on row 0.
+                if scope > 0 {
+                    // A scope starts at most on the row past the last line.
+                    let end = (scope + self.header_len[scope] as usize).min(line_count);
+                    show[scope.min(end)..end].fill(true);
+                }
+            });
+        }
+
+        // close_small_gaps: a single hidden row between two shown ones is shown, judged on
+        // the rows shown before closing (out-of-range rows included).
+        let mut closed = Vec::new();
+        let mut prev: Option<i64> = None;
+        let shown_rows = (0..line_count).filter(|&r| show[r]).map(|r| r as i64);
+        for row in below
+            .iter()
+            .copied()
+            .chain(shown_rows)
+            .chain(above.iter().copied())
+        {
+            if let Some(p) = prev
+                && row - p == 2
+                && let Ok(mid) = usize::try_from(p + 1)
+                && mid < line_count
+            {
+                closed.push(mid);
+            }
+            prev = Some(row);
+        }
+        for mid in closed {
+            show[mid] = true;
+        }
+        // ... and the blank line after a shown non-blank line.
+        for i in 0..line_count.saturating_sub(1) {
+            if show[i] && !self.blank[i] && self.blank[i + 1] {
+                show[i + 1] = true;
+            }
+        }
+
+        // format
+        let mut out = String::new();
+        let mut gap_open = true;
+        for (i, range) in self.lines.iter().enumerate() {
+            if show[i] {
+                out.push_str(SHOWN);
+                out.push_str(&self.text[range.clone()]);
+                out.push('\n');
+                gap_open = true;
+            } else if gap_open {
+                out.push_str(GAP);
+                gap_open = false;
+            }
+        }
+        out
+    }
+
+    /// Calls `f` with every scope of `row` (start row of a node spanning `row`) not yet
+    /// taken from `tree`, and takes it: a stabbing query on the segment tree with an
+    /// explicit stack.
+    fn take_scopes_of(&self, tree: &mut [i64], row: i64, mut f: impl FnMut(usize)) {
+        let Ok(row_u) = usize::try_from(row) else {
+            return;
+        };
+        let mut stack = vec![(1_usize, 0_usize, self.leaves - 1)];
+        while let Some((node, lo, hi)) = stack.pop() {
+            if lo > row_u || tree[node] < row {
+                continue;
+            }
+            if node >= self.leaves {
+                f(lo);
+                tree[node] = -1;
+                let mut p = node / 2;
+                while p >= 1 {
+                    let m = tree[2 * p].max(tree[2 * p + 1]);
+                    if tree[p] == m {
+                        break;
+                    }
+                    tree[p] = m;
+                    p /= 2;
+                }
+                continue;
+            }
+            let mid = lo + (hi - lo) / 2;
+            stack.push((2 * node + 1, mid + 1, hi));
+            stack.push((2 * node, lo, mid));
+        }
+    }
+}
+
+fn parse(lang: Language, code: &str) -> Option<Tree> {
+    let mut parser = Parser::new();
+    if let Err(err) = parser.set_language(&repo_mapper_tags::grammar(lang)) {
+        tracing::warn!("cannot load the {lang} grammar: {err}");
+        return None;
+    }
+    parser.parse(code, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(code: &str, lang: Language, lois: &[i64]) -> String {
+        TreeContext::new(code, Some(lang), Dialect::Aider).render(lois)
+    }
+
+    #[test]
+    fn method_in_class_shows_class_header() {
+        let code = "import os\n\nclass A:\n    x = 1\n\n    def f(self):\n        return 1\n";
+        assert_eq!(
+            render(code, Language::Python, &[5]),
+            "⋮\n│class A:\n│    x = 1\n│\n│    def f(self):\n⋮\n"
+        );
+    }
+
+    #[test]
+    fn no_lines_of_interest_render_nothing() {
+        assert_eq!(render("x = 1\n", Language::Python, &[]), "");
+    }
+
+    #[test]
+    fn no_language_shows_lines_gaps_and_blanks() {
+        let ctx = TreeContext::new("a\nb\nc\n\nd\ne\n", None, Dialect::Default);
+        assert_eq!(ctx.render(&[0, 2]), "│a\n│b\n│c\n│\n⋮\n");
+    }
+}

@@ -1,0 +1,303 @@
+//! Aider's `to_tree` and `render_tree`, with their two caches.
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use repo_mapper_tags::{Dialect, Tag, normalize_newlines, read_source};
+
+use crate::context::{TreeContext, render_language};
+use crate::text::{split_lines, truncate_chars};
+
+/// Aider's line cut in `to_tree` (SPEC §14 `max_line_length`).
+pub const DEFAULT_MAX_LINE_LENGTH: usize = 100;
+
+/// One entry of the ranked list `to_tree` renders: a definition, or a file shown by name
+/// only (Aider's bare `(rel_fname,)` tuple).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapItem<'a> {
+    /// A definition tag: its file is shown with the tag's line in context.
+    Tag(&'a Tag),
+    /// A file without tags, shown by its path relative to the root.
+    File(&'a str),
+}
+
+impl<'a> MapItem<'a> {
+    /// The path relative to the root.
+    pub fn rel_fname(&self) -> &'a str {
+        match self {
+            MapItem::Tag(tag) => &tag.rel_fname,
+            MapItem::File(rel_fname) => rel_fname,
+        }
+    }
+
+    /// The order Python gives Aider's tuples: `Tag`s as `(rel_fname, fname, line, name,
+    /// kind)`, bare files as `(rel_fname,)`, so a bare file sorts before any tag of the same
+    /// `rel_fname`. Strings compare by code point (UTF-8 bytes; paths by their bytes).
+    pub fn aider_cmp(&self, other: &MapItem<'_>) -> Ordering {
+        self.rel_fname()
+            .cmp(other.rel_fname())
+            .then_with(|| match (self, other) {
+                (MapItem::File(_), MapItem::File(_)) => Ordering::Equal,
+                (MapItem::File(_), MapItem::Tag(_)) => Ordering::Less,
+                (MapItem::Tag(_), MapItem::File(_)) => Ordering::Greater,
+                (MapItem::Tag(a), MapItem::Tag(b)) => path_bytes(&a.fname)
+                    .cmp(path_bytes(&b.fname))
+                    .then(a.line.cmp(&b.line))
+                    .then_with(|| a.name.cmp(&b.name))
+                    .then(a.kind.cmp(&b.kind)),
+            })
+    }
+}
+
+impl<'a> From<&'a Tag> for MapItem<'a> {
+    fn from(tag: &'a Tag) -> Self {
+        MapItem::Tag(tag)
+    }
+}
+
+fn path_bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
+}
+
+/// The 0-based row of a tag's line, as Aider stores it: our lines are 1-based, Aider's
+/// rows 0-based. Line −1 (references from the identifier fallback) stays −1, as Aider's
+/// pygments references carry −1.
+pub fn line_of_interest(tag_line: i32) -> i64 {
+    let line = i64::from(tag_line);
+    if line > 0 { line - 1 } else { line }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct RenderKey {
+    rel_fname: Arc<str>,
+    lois: Vec<i64>,
+    mtime: Option<SystemTime>,
+}
+
+#[derive(Debug)]
+struct CachedContext {
+    mtime: Option<SystemTime>,
+    /// `None`: the file could not be read ([`Dialect::Default`] renders it as `""`).
+    context: Option<TreeContext>,
+}
+
+/// Renders ranked definitions as repo-map text: Aider 0.86.2's `to_tree` and
+/// `render_tree`, with both of its caches (SPEC §9).
+///
+/// * The **render cache** maps `(rel_fname, sorted lines of interest, mtime)` to the
+///   rendered text; clear it with [`Renderer::clear_render_cache`] at the start of each
+///   uncached map computation (SPEC §9.2).
+/// * The **context cache** keeps one [`TreeContext`] per `rel_fname`, replaced when the
+///   file's mtime changes; it lives as long as the `Renderer`.
+///
+/// # Dialects
+///
+/// Both dialects share one code path. [`Dialect::Aider`] reproduces Aider byte for byte,
+/// quirks included; [`Dialect::Default`] fixes these:
+///
+/// * **Line splitting.** grep-ast splits the file with Python's `str.splitlines()`, which
+///   also breaks at `\f`, `\v`, `\x1c`–`\x1e`, `\x85`, `\u2028` and `\u2029`; tree-sitter
+///   counts rows at `\n` only, so after such a character every row shows the wrong line
+///   (a form feed — common in C, Lisp and older Python sources — shifts the rest of the
+///   file by one). `to_tree`'s line cut splits the same way. Default splits at `\n` only.
+/// * **Unreadable files.** Aider renders an unreadable or non-UTF-8 file as the text
+///   `"\n"`, which prints `⋮` (or `│` when row 0 is of interest). Default follows SPEC
+///   §9.2 (an unreadable file renders as `""`) and §14 (undecodable bytes are replaced).
+/// * **Negative lines of interest** (possible only for identifier-fallback references)
+///   index rows from the end in Python; Default ignores them.
+/// * **A bare entry whose `rel_fname` is empty** is dropped by Aider (`elif cur_fname:`);
+///   Default emits it, as SPEC §9.1 step 5b says.
+///
+/// Everything else — scopes, headers, gap closing, blank-line pickup, sorting, chat-file
+/// skipping, the line cut — has no quirk worth fixing and is the same in both.
+#[derive(Debug)]
+pub struct Renderer {
+    dialect: Dialect,
+    max_line_length: usize,
+    render_cache: HashMap<RenderKey, String>,
+    contexts: HashMap<Arc<str>, CachedContext>,
+}
+
+impl Renderer {
+    /// A renderer with empty caches and lines cut at [`DEFAULT_MAX_LINE_LENGTH`].
+    pub fn new(dialect: Dialect) -> Self {
+        Renderer {
+            dialect,
+            max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            render_cache: HashMap::new(),
+            contexts: HashMap::new(),
+        }
+    }
+
+    /// Cuts output lines at `max_line_length` characters instead (SPEC §14).
+    pub fn with_max_line_length(mut self, max_line_length: usize) -> Self {
+        self.max_line_length = max_line_length;
+        self
+    }
+
+    /// The dialect.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The line cut, in characters.
+    pub fn max_line_length(&self) -> usize {
+        self.max_line_length
+    }
+
+    /// Empties the render cache (not the context cache), as Aider does at the start of
+    /// each uncached map computation.
+    pub fn clear_render_cache(&mut self) {
+        self.render_cache.clear();
+    }
+
+    /// Aider's `to_tree` (SPEC §9.1): the map text for `items`, skipping files in
+    /// `chat_rel_fnames`.
+    ///
+    /// Items are sorted as Aider sorts its tuples ([`MapItem::aider_cmp`]) and grouped by
+    /// `rel_fname`. A group that starts with a tag prints `\n{rel_fname}:\n` and the file
+    /// rendered around its tags' lines ([`Renderer::render_tree`], read from the first
+    /// tag's `fname`); a group that starts with a bare file prints `\n{rel_fname}\n` (tags
+    /// sorting after a bare entry of the same file are then ignored, as in Aider). Every
+    /// line is cut to [`max_line_length`](Renderer::max_line_length) characters and the
+    /// text ends with one `\n`. No items give `""`; items all in chat files give `"\n"`.
+    pub fn to_tree<S>(&mut self, items: &[MapItem<'_>], chat_rel_fnames: &HashSet<S>) -> String
+    where
+        S: Borrow<str> + Hash + Eq,
+    {
+        if items.is_empty() {
+            return String::new();
+        }
+        let mut sorted: Vec<&MapItem<'_>> = items.iter().collect();
+        sorted.sort_by(|a, b| a.aider_cmp(b)); // stable, as Python's sort
+
+        let mut output = String::new();
+        let mut cur_fname: Option<&str> = None;
+        let mut cur_abs_fname: Option<&Path> = None;
+        let mut lois: Option<Vec<i64>> = None;
+        for item in sorted.into_iter().map(Some).chain(std::iter::once(None)) {
+            let this_rel_fname = item.map(MapItem::rel_fname);
+            if this_rel_fname.is_some_and(|f| chat_rel_fnames.contains(f)) {
+                continue;
+            }
+            if this_rel_fname != cur_fname {
+                if let Some(lines) = lois.take() {
+                    let rel = cur_fname.unwrap_or_default();
+                    let abs = cur_abs_fname.unwrap_or(Path::new(""));
+                    output.push('\n');
+                    output.push_str(rel);
+                    output.push_str(":\n");
+                    output.push_str(&self.render_tree(abs, rel, &lines));
+                } else if let Some(rel) = cur_fname
+                    && (!rel.is_empty() || self.dialect == Dialect::Default)
+                {
+                    output.push('\n');
+                    output.push_str(rel);
+                    output.push('\n');
+                }
+                if let Some(MapItem::Tag(tag)) = item {
+                    lois = Some(Vec::new());
+                    cur_abs_fname = Some(&tag.fname);
+                }
+                cur_fname = this_rel_fname;
+            }
+            if let (Some(lines), Some(MapItem::Tag(tag))) = (lois.as_mut(), item) {
+                lines.push(line_of_interest(tag.line));
+            }
+        }
+
+        let mut cut = String::with_capacity(output.len() + 1);
+        for (i, range) in split_lines(&output, self.dialect).into_iter().enumerate() {
+            if i > 0 {
+                cut.push('\n');
+            }
+            cut.push_str(truncate_chars(&output[range], self.max_line_length));
+        }
+        cut.push('\n');
+        cut
+    }
+
+    /// Aider's `render_tree` (SPEC §9.2): file `abs_fname` (`rel_fname` relative to the
+    /// root) shown around `lines_of_interest` (0-based rows, see [`line_of_interest`]).
+    ///
+    /// The file is read as Aider's `io.read_text` reads it (UTF-8, universal newlines) and
+    /// given a final newline; its language comes from `rel_fname` ([`render_language`]).
+    /// Results are cached by `(rel_fname, sorted lines, mtime)`, contexts by `rel_fname`
+    /// and checked against the mtime. See [`Renderer`] for unreadable files.
+    pub fn render_tree(
+        &mut self,
+        abs_fname: &Path,
+        rel_fname: &str,
+        lines_of_interest: &[i64],
+    ) -> String {
+        let mtime = std::fs::metadata(abs_fname).and_then(|m| m.modified()).ok();
+        let mut lois = lines_of_interest.to_vec();
+        lois.sort_unstable();
+        let rel: Arc<str> = Arc::from(rel_fname);
+        let key = RenderKey {
+            rel_fname: Arc::clone(&rel),
+            lois,
+            mtime,
+        };
+        if let Some(hit) = self.render_cache.get(&key) {
+            return hit.clone();
+        }
+
+        let fresh = self
+            .contexts
+            .get(rel_fname)
+            .is_some_and(|c| c.mtime == mtime);
+        if !fresh {
+            let context = self.build_context(abs_fname, rel_fname);
+            self.contexts.insert(rel, CachedContext { mtime, context });
+        }
+        let rendered = self
+            .contexts
+            .get(rel_fname)
+            .and_then(|c| c.context.as_ref())
+            .map(|c| c.render(lines_of_interest))
+            .unwrap_or_default();
+        self.render_cache.insert(key, rendered.clone());
+        rendered
+    }
+
+    fn build_context(&self, abs_fname: &Path, rel_fname: &str) -> Option<TreeContext> {
+        let mut code = match self.dialect {
+            // io.read_text: None on any error (missing, unreadable, not UTF-8), then `or ""`.
+            Dialect::Aider => match read_source(abs_fname) {
+                Ok(Some(code)) => code,
+                Ok(None) => {
+                    tracing::warn!(file = %abs_fname.display(), "not valid UTF-8: rendered empty");
+                    String::new()
+                }
+                Err(err) => {
+                    tracing::warn!(file = %abs_fname.display(), "cannot read: {err}");
+                    String::new()
+                }
+            },
+            Dialect::Default => match std::fs::read(abs_fname) {
+                Ok(bytes) => normalize_newlines(match String::from_utf8(bytes) {
+                    Ok(code) => code,
+                    Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+                }),
+                Err(err) => {
+                    tracing::warn!(file = %abs_fname.display(), "cannot read: {err}");
+                    return None;
+                }
+            },
+        };
+        if !code.ends_with('\n') {
+            code.push('\n');
+        }
+        let language = render_language(Path::new(rel_fname), self.dialect);
+        if language.is_none() {
+            tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
+        }
+        Some(TreeContext::new(code, language, self.dialect))
+    }
+}
