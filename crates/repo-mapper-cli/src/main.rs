@@ -458,6 +458,9 @@ fn report_json(report: Option<&MapReport>, text: Option<&str>, map: &RepoMap) ->
         "profile": if config.profile == repo_mapper::Profile::Aider { "aider" } else { "default" },
         "tokenizer": config.tokenizer.name(),
         "files": report.map(|r| r.files),
+        "file_ranks": report.map(|r| {
+            r.file_ranks.iter().map(|(f, rank)| (f.clone(), serde_json::json!(rank))).collect::<serde_json::Map<_, _>>()
+        }),
         "entries": entries,
     })
 }

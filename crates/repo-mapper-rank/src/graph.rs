@@ -19,7 +19,7 @@
 //! of an identifier in file order.
 
 use crate::index::TagIndex;
-use crate::pagerank::{NeighbourGrouper, RowsBuilder, WeightedDigraph};
+use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph};
 
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -64,6 +64,8 @@ pub(crate) struct GraphInput<'s> {
     /// Whether an identifier is mentioned (by id).
     pub mentioned: &'s dyn Fn(u32) -> bool,
     pub self_edge_weight: f64,
+    /// Above this many edges, PageRank runs on the factored graph.
+    pub exact_edge_limit: usize,
 }
 
 /// The graph, factored (see the module docs).
@@ -90,7 +92,80 @@ pub(crate) struct FileGraph {
     /// Per node: the sum of its out-edge weights, added as Aider adds them (Python's `sum`
     /// over `G.out_edges`), for the rank distribution.
     pub out_weight: Vec<f64>,
-    pub digraph: WeightedDigraph,
+    /// Number of edges, parallel edges counted separately.
+    pub edge_count: usize,
+    /// The transition matrix PageRank iterates with.
+    pub adjacency: Adjacency,
+}
+
+/// PageRank's view of the graph.
+pub(crate) enum Adjacency {
+    /// networkx's sparse matrix, built as networkx builds it: bit-identical ranks.
+    Exact(WeightedDigraph),
+    /// Bundles × definers, never expanded: O(references + definitions) per iteration
+    /// instead of O(edges), the same ranks up to rounding.
+    Factored(FactoredAdjacency),
+}
+
+impl Transitions for Adjacency {
+    fn node_count(&self) -> usize {
+        match self {
+            Adjacency::Exact(g) => Transitions::node_count(g),
+            Adjacency::Factored(g) => g.inv_sum.len(),
+        }
+    }
+
+    fn is_dangling(&self, node: usize) -> bool {
+        match self {
+            Adjacency::Exact(g) => Transitions::is_dangling(g, node),
+            Adjacency::Factored(g) => g.inv_sum[node] == 0.0,
+        }
+    }
+
+    fn propagate(&self, x: &[f64], next: &mut [f64]) {
+        match self {
+            Adjacency::Exact(g) => g.propagate(x, next),
+            Adjacency::Factored(g) => g.propagate(x, next),
+        }
+    }
+}
+
+/// The graph as bundles: each node's self-edge weight and `(ident, weight)` bundles, each
+/// identifier's definer nodes.
+pub(crate) struct FactoredAdjacency {
+    /// Per node: 1 / (sum of out-edge weights), 0 for dangling nodes.
+    inv_sum: Vec<f64>,
+    /// Per node: total weight of its self-edges for unreferenced definitions.
+    self_weight: Vec<f64>,
+    bundle_start: Vec<u32>,
+    bundles: Vec<(u32, f64)>,
+    definer_start: Vec<u32>,
+    definer_nodes: Vec<u32>,
+}
+
+impl FactoredAdjacency {
+    fn propagate(&self, x: &[f64], next: &mut [f64]) {
+        let mut per_ident = vec![0.0; self.definer_start.len() - 1];
+        for (u, &xu) in x.iter().enumerate() {
+            if self.inv_sum[u] == 0.0 {
+                continue;
+            }
+            let c = xu * self.inv_sum[u];
+            next[u] += c * self.self_weight[u];
+            let range = self.bundle_start[u] as usize..self.bundle_start[u + 1] as usize;
+            for &(i, w) in &self.bundles[range] {
+                per_ident[i as usize] += c * w;
+            }
+        }
+        for (i, &z) in per_ident.iter().enumerate() {
+            if z != 0.0 {
+                let range = self.definer_start[i] as usize..self.definer_start[i + 1] as usize;
+                for &v in &self.definer_nodes[range] {
+                    next[v as usize] += z;
+                }
+            }
+        }
+    }
 }
 
 impl FileGraph {
@@ -172,11 +247,37 @@ impl FileGraph {
             self_idents,
             self_edge_weight: input.self_edge_weight,
             out_weight: Vec::new(),
-            digraph: WeightedDigraph::from_edges(0, &[]),
+            edge_count: 0,
+            adjacency: Adjacency::Exact(WeightedDigraph::from_edges(0, &[])),
         };
-
-        // Adjacency rows, node by node.
         let n = graph.nodes.len();
+        graph.edge_count = (0..n)
+            .map(|u| {
+                let f = graph.nodes[u];
+                graph.self_idents(f).len()
+                    + graph
+                        .bundles(f)
+                        .iter()
+                        .map(|&(i, _)| index.definers(i).len())
+                        .sum::<usize>()
+            })
+            .sum();
+        if graph.edge_count > input.exact_edge_limit {
+            tracing::debug!(
+                edges = graph.edge_count,
+                limit = input.exact_edge_limit,
+                "large graph: PageRank on the factored adjacency"
+            );
+            graph.build_factored(index);
+        } else {
+            graph.build_exact(index);
+        }
+        graph
+    }
+
+    /// networkx's matrix, row by row (O(edges) time, one row of scratch).
+    fn build_exact(&mut self, index: &TagIndex<'_>) {
+        let n = self.nodes.len();
         let mut builder = RowsBuilder::new(n);
         let mut grouper = NeighbourGrouper::new(n);
         let mut edges: Vec<(u32, f64)> = Vec::new();
@@ -184,7 +285,7 @@ impl FileGraph {
         let mut out_weight = Vec::with_capacity(n);
         for u in 0..n {
             edges.clear();
-            graph.for_each_out_edge(index, u as u32, |v, w, _| edges.push((v, w)));
+            self.for_each_out_edge(index, u as u32, |v, w, _| edges.push((v, w)));
             row.clear();
             grouper.group(&edges, &mut row);
             let mut total = 0.0;
@@ -194,9 +295,53 @@ impl FileGraph {
             out_weight.push(total);
             builder.push_row(&row);
         }
-        graph.out_weight = out_weight;
-        graph.digraph = builder.finish();
-        graph
+        self.out_weight = out_weight;
+        self.adjacency = Adjacency::Exact(builder.finish());
+    }
+
+    /// The factored form: no edge is materialised. Out-weights are summed per bundle
+    /// (`weight × definers`), so they may differ from Aider's edge-by-edge sums in the last
+    /// bit.
+    fn build_factored(&mut self, index: &TagIndex<'_>) {
+        let n = self.nodes.len();
+        let mut inv_sum = Vec::with_capacity(n);
+        let mut self_weight = Vec::with_capacity(n);
+        let mut bundle_start = Vec::with_capacity(n + 1);
+        let mut bundles = Vec::new();
+        let mut out_weight = Vec::with_capacity(n);
+        bundle_start.push(0u32);
+        for u in 0..n {
+            let f = self.nodes[u];
+            let own = self.self_idents(f).len() as f64 * self.self_edge_weight;
+            let mut total = own;
+            for &(i, w) in self.bundles(f) {
+                total += w * index.definers(i).len() as f64;
+                bundles.push((i, w));
+            }
+            bundle_start.push(bundles.len() as u32);
+            self_weight.push(own);
+            out_weight.push(total);
+            inv_sum.push(if total != 0.0 { 1.0 / total } else { 0.0 });
+        }
+        let n_idents = index.names.len();
+        let mut definer_start = Vec::with_capacity(n_idents + 1);
+        let mut definer_nodes = Vec::new();
+        definer_start.push(0u32);
+        for i in 0..n_idents as u32 {
+            if self.referenced[i as usize] {
+                definer_nodes.extend(index.definers(i).iter().map(|&d| self.node_of[d as usize]));
+            }
+            definer_start.push(definer_nodes.len() as u32);
+        }
+        self.out_weight = out_weight;
+        self.adjacency = Adjacency::Factored(FactoredAdjacency {
+            inv_sum,
+            self_weight,
+            bundle_start,
+            bundles,
+            definer_start,
+            definer_nodes,
+        });
     }
 
     /// The `(ident, weight)` bundles of a file.

@@ -4,7 +4,7 @@
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 
 use repo_mapper_tags::{Tag, TagKind};
 
@@ -26,7 +26,7 @@ pub(crate) struct DefTag {
 pub(crate) struct TagIndex<'a> {
     /// Identifier names by id.
     pub names: Vec<&'a str>,
-    pub ids: HashMap<&'a str, u32>,
+    pub ids: FxHashMap<&'a str, u32>,
     /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
     pub def_order: Vec<u32>,
     /// `defines[ident]`: defining files, ascending (file-processing order).
@@ -46,7 +46,7 @@ impl<'a> TagIndex<'a> {
     /// Indexes `files` in order. `skip[i]` files (duplicates) contribute nothing.
     pub fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
         let mut names: Vec<&'a str> = Vec::new();
-        let mut ids: HashMap<&'a str, u32> = HashMap::new();
+        let mut ids: FxHashMap<&'a str, u32> = FxHashMap::default();
         let mut def_order = Vec::new();
         // Per ident: the last file that defined it / the slot of its last referencer.
         let mut last_def_file: Vec<u32> = Vec::new();
@@ -166,7 +166,7 @@ impl<'a> TagIndex<'a> {
 
 fn intern<'a>(
     names: &mut Vec<&'a str>,
-    ids: &mut HashMap<&'a str, u32>,
+    ids: &mut FxHashMap<&'a str, u32>,
     name: &'a str,
     last_def_file: &mut Vec<u32>,
     last_ref: &mut Vec<u32>,

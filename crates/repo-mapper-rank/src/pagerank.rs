@@ -328,6 +328,43 @@ pub fn pagerank(
     dangling: Option<&[f64]>,
     params: &PageRankParams,
 ) -> Result<PageRankResult, PageRankError> {
+    power_iteration(graph, personalization, dangling, params)
+}
+
+/// The transition step of PageRank: `next[v] = Σ_u x[u] · A[u, v] / rowsum(u)`.
+pub(crate) trait Transitions {
+    fn node_count(&self) -> usize;
+    fn is_dangling(&self, node: usize) -> bool;
+    /// Adds `x @ A` (row-normalised) to `next`, which the caller has zeroed.
+    fn propagate(&self, x: &[f64], next: &mut [f64]);
+}
+
+impl Transitions for WeightedDigraph {
+    fn node_count(&self) -> usize {
+        WeightedDigraph::node_count(self)
+    }
+
+    fn is_dangling(&self, node: usize) -> bool {
+        WeightedDigraph::is_dangling(self, node)
+    }
+
+    /// Column sums in row order (scipy's `csc_matvec` on the transpose).
+    fn propagate(&self, x: &[f64], next: &mut [f64]) {
+        for (u, &xu) in x.iter().enumerate() {
+            for (v, a) in self.row(u) {
+                next[v] += a * xu;
+            }
+        }
+    }
+}
+
+/// [`pagerank`] over any [`Transitions`].
+pub(crate) fn power_iteration<G: Transitions>(
+    graph: &G,
+    personalization: Option<&[f64]>,
+    dangling: Option<&[f64]>,
+    params: &PageRankParams,
+) -> Result<PageRankResult, PageRankError> {
     let n = graph.node_count();
     if n == 0 {
         return Ok(PageRankResult {
@@ -372,13 +409,8 @@ pub fn pagerank(
     let mut next = vec![0.0; n];
     let mut diff = vec![0.0; n];
     for iteration in 1..=params.max_iter {
-        // x @ A: column sums in row order (scipy's csc_matvec on the transpose).
         next.fill(0.0);
-        for (u, &xu) in x.iter().enumerate() {
-            for (v, a) in graph.row(u) {
-                next[v] += a * xu;
-            }
-        }
+        graph.propagate(&x, &mut next);
         // Python's built-in sum over x[is_dangling], left to right.
         let mut dangling_sum = 0.0;
         for &d in &dangling_nodes {

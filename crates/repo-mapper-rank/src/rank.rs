@@ -8,7 +8,7 @@ use repo_mapper_tags::Dialect;
 use crate::graph::{FileGraph, GraphInput, NONE};
 use crate::important::is_important;
 use crate::index::{TagIndex, tag_at};
-use crate::pagerank::{PageRankError, pagerank};
+use crate::pagerank::{PageRankError, power_iteration};
 use crate::{
     DefinitionRank, EXCLUDE_UNRANKED_THRESHOLD, FileTags, GraphEdge, PageRankOutcome, PageRankRun,
     RankConfig, RankRequest, RankedEntry, RankedItem, Ranking, Stage,
@@ -139,7 +139,13 @@ fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepare
         personalization.entry(f).or_insert(a);
     }
 
-    let mentioned = |i: u32| mentioned_idents.contains(index.names[i as usize]);
+    let mut mentioned_flags = vec![false; index.names.len()];
+    for m in &mentioned_idents {
+        if let Some(&i) = index.ids.get(m) {
+            mentioned_flags[i as usize] = true;
+        }
+    }
+    let mentioned = |i: u32| mentioned_flags[i as usize];
     let graph = FileGraph::build(
         &index,
         files.len(),
@@ -147,6 +153,7 @@ fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepare
             chat: &chat,
             mentioned: &mentioned,
             self_edge_weight: config.self_edge_weight,
+            exact_edge_limit: config.exact_edge_limit,
         },
     );
     Prepared {
@@ -217,14 +224,14 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     let params = &config.pagerank;
     let mut personalized = requested;
     let mut result = if requested {
-        pagerank(&graph.digraph, Some(&pers_vec), None, params)
+        power_iteration(&graph.adjacency, Some(&pers_vec), None, params)
     } else {
-        pagerank(&graph.digraph, None, None, params)
+        power_iteration(&graph.adjacency, None, None, params)
     };
     if result == Err(PageRankError::ZeroPersonalization) {
         tracing::debug!("personalization sums to zero over the graph; PageRank without it");
         personalized = false;
-        result = pagerank(&graph.digraph, None, None, params);
+        result = power_iteration(&graph.adjacency, None, None, params);
     }
     let (ranks, outcome) = match result {
         Ok(r) if n == 0 => (r.ranks, PageRankOutcome::EmptyGraph),
@@ -252,6 +259,15 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     let mut file_ranks: HashMap<&'a str, f64> = HashMap::with_capacity(n);
     let mut definition_ranks: Vec<DefinitionRank<'a>> = Vec::new();
     let mut def_pairs: Vec<(u32, u32, f64)> = Vec::new();
+    // Per file: whether stage 1 lists its definitions (Aider's `fnames_already_included`).
+    let mut included = vec![false; files.len()];
+    // Each file's position in name order, for tie-breaks without string comparisons.
+    let mut by_name: Vec<u32> = (0..files.len() as u32).collect();
+    by_name.sort_unstable_by(|&a, &b| files[a as usize].rel_fname.cmp(files[b as usize].rel_fname));
+    let mut file_ord = vec![0u32; files.len()];
+    for (pos, &f) in by_name.iter().enumerate() {
+        file_ord[f as usize] = pos as u32;
+    }
 
     if outcome != PageRankOutcome::Failed {
         for (u, &r) in ranks.iter().enumerate() {
@@ -284,14 +300,11 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
                 def_pairs.push((d, i, r));
             }
         }
-        // Aider: sorted(..., reverse=True, key=lambda x: (x[1], x[0])).
+        // Aider: sorted(..., reverse=True, key=lambda x: (x[1], x[0])): rank, then file,
+        // then identifier, all descending. Files compare by their position in name order.
         def_pairs.sort_unstable_by(|a, b| {
             b.2.total_cmp(&a.2)
-                .then_with(|| {
-                    files[b.0 as usize]
-                        .rel_fname
-                        .cmp(files[a.0 as usize].rel_fname)
-                })
+                .then_with(|| file_ord[b.0 as usize].cmp(&file_ord[a.0 as usize]))
                 .then_with(|| index.names[b.1 as usize].cmp(index.names[a.1 as usize]))
         });
         definition_ranks = def_pairs
@@ -304,7 +317,6 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
             .collect();
 
         // Stage 1: definition tags, chat files excluded.
-        let mut included = vec![false; files.len()];
         for &(d, i, rank) in &def_pairs {
             if chat[d as usize] {
                 continue;
@@ -324,9 +336,10 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
         // Stage 2: graph nodes by PageRank (ties: name descending), unless in stage 1.
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_unstable_by(|&a, &b| {
-            ranks[b]
-                .total_cmp(&ranks[a])
-                .then_with(|| nodes[b].cmp(nodes[a]))
+            ranks[b].total_cmp(&ranks[a]).then_with(|| {
+                let (fa, fb) = (graph.nodes[a] as usize, graph.nodes[b] as usize);
+                file_ord[fb].cmp(&file_ord[fa])
+            })
         });
         for u in order {
             let f = graph.nodes[u] as usize;
@@ -373,26 +386,33 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     others.dedup();
     let important: Vec<&'a str> = others.into_iter().filter(|f| is_important(f)).collect();
     if !important.is_empty() {
+        // Files with definition entries: exactly the `included` ones (exclude_unranked
+        // keeps definitions).
+        let with_defs: HashSet<&str> = files
+            .iter()
+            .zip(&included)
+            .filter(|(_, inc)| **inc)
+            .map(|(f, _)| f.rel_fname)
+            .collect();
         let prelude: Vec<&'a str> = match config.dialect {
             Dialect::Aider => {
-                let listed: HashSet<&str> = entries.iter().map(|e| e.rel_fname()).collect();
+                let bare: HashSet<&str> = entries
+                    .iter()
+                    .filter(|e| e.is_file())
+                    .map(|e| e.rel_fname())
+                    .collect();
                 important
                     .into_iter()
-                    .filter(|f| !listed.contains(f))
+                    .filter(|f| !with_defs.contains(f) && !bare.contains(f))
                     .collect()
             }
             Dialect::Default => {
-                let with_defs: HashSet<&str> = entries
-                    .iter()
-                    .filter(|e| !e.is_file())
-                    .map(|e| e.rel_fname())
-                    .collect();
                 let moved: Vec<&'a str> = important
                     .into_iter()
                     .filter(|f| !with_defs.contains(f))
                     .collect();
                 let moved_set: HashSet<&str> = moved.iter().copied().collect();
-                entries.retain(|e| !moved_set.contains(e.rel_fname()));
+                entries.retain(|e| !(e.is_file() && moved_set.contains(e.rel_fname())));
                 moved
             }
         };
@@ -442,7 +462,7 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
         file_ranks,
         definition_ranks,
         personalization,
-        edge_count: graph.digraph.edge_count(),
+        edge_count: graph.edge_count,
         pagerank: pagerank_run,
     }
 }

@@ -14,7 +14,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) % n as u64) as usize
     }
 }
@@ -22,10 +25,19 @@ impl Lcg {
 /// `files` files, each defining `defs` identifiers of its own plus, with probability
 /// 1/`common_every`, one of eight "common" names (`get`, `run`, ...), and referencing
 /// `refs` random identifiers of other files plus two common names.
-fn repo(files: usize, defs: usize, refs: usize, common_every: usize) -> (Vec<String>, Vec<Vec<Tag>>) {
-    const COMMON: [&str; 8] = ["get", "run", "name", "value", "init", "update", "close", "setUp"];
+fn repo(
+    files: usize,
+    defs: usize,
+    refs: usize,
+    common_every: usize,
+) -> (Vec<String>, Vec<Vec<Tag>>) {
+    const COMMON: [&str; 8] = [
+        "get", "run", "name", "value", "init", "update", "close", "setUp",
+    ];
     let mut rng = Lcg(7);
-    let names: Vec<String> = (0..files).map(|i| format!("pkg{}/mod{}/file{i}.py", i % 97, i % 13)).collect();
+    let names: Vec<String> = (0..files)
+        .map(|i| format!("pkg{}/mod{}/file{i}.py", i % 97, i % 13))
+        .collect();
     let tags = (0..files)
         .map(|i| {
             let rel: Arc<str> = Arc::from(names[i].as_str());
@@ -45,7 +57,11 @@ fn repo(files: usize, defs: usize, refs: usize, common_every: usize) -> (Vec<Str
                 push(d + 1, format!("ident_{i}_{d}"), TagKind::Def);
             }
             if rng.next(common_every) == 0 {
-                push(defs + 1, COMMON[rng.next(COMMON.len())].to_owned(), TagKind::Def);
+                push(
+                    defs + 1,
+                    COMMON[rng.next(COMMON.len())].to_owned(),
+                    TagKind::Def,
+                );
             }
             for r in 0..refs {
                 let f = rng.next(files);
@@ -53,7 +69,11 @@ fn repo(files: usize, defs: usize, refs: usize, common_every: usize) -> (Vec<Str
                 push(defs + 2 + r, format!("ident_{f}_{d}"), TagKind::Ref);
             }
             for c in 0..2 {
-                push(defs + refs + 2 + c, COMMON[rng.next(COMMON.len())].to_owned(), TagKind::Ref);
+                push(
+                    defs + refs + 2 + c,
+                    COMMON[rng.next(COMMON.len())].to_owned(),
+                    TagKind::Ref,
+                );
             }
             out
         })
@@ -64,9 +84,13 @@ fn repo(files: usize, defs: usize, refs: usize, common_every: usize) -> (Vec<Str
 fn run(label: &str, files: usize, common_every: usize) {
     let t0 = Instant::now();
     let (names, tags) = repo(files, 15, 40, common_every);
-    let gen = t0.elapsed();
+    let generated = t0.elapsed();
     let request = RankRequest {
-        files: names.iter().zip(&tags).map(|(n, t)| FileTags::new(n, t)).collect(),
+        files: names
+            .iter()
+            .zip(&tags)
+            .map(|(n, t)| FileTags::new(n, t))
+            .collect(),
         other_rel_fnames: names.iter().map(String::as_str).collect(),
         mentioned_idents: ["get"].into_iter().collect(),
         ..RankRequest::default()
@@ -75,14 +99,17 @@ fn run(label: &str, files: usize, common_every: usize) {
     let ranking = rank(&request, &RankConfig::default());
     let took = t1.elapsed();
     eprintln!(
-        "{label}: {files} files, {} tags, {} nodes, {} edges, {} entries, {:?}; generated in {gen:?}, ranked in {took:?}",
+        "{label}: {files} files, {} tags, {} nodes, {} edges, {} entries, {:?}; generated in {generated:?}, ranked in {took:?}",
         tags.iter().map(Vec::len).sum::<usize>(),
         ranking.nodes.len(),
         ranking.edge_count,
         ranking.entries.len(),
         ranking.pagerank.outcome,
     );
-    assert!(matches!(ranking.pagerank.outcome, PageRankOutcome::Converged { .. }));
+    assert!(matches!(
+        ranking.pagerank.outcome,
+        PageRankOutcome::Converged { .. }
+    ));
 }
 
 #[test]

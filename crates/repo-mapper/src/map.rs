@@ -52,6 +52,8 @@ pub struct MapReport {
     pub files: usize,
     /// The ranked list, every entry, in order.
     pub entries: Vec<ReportEntry>,
+    /// PageRank of every file in the graph, sorted by file.
+    pub file_ranks: Vec<(String, f64)>,
     /// What the tag scan did.
     pub scan: ScanStats,
     /// Time taken.
@@ -255,11 +257,15 @@ impl RepoMap {
 
         // SPEC §13.5: skip (and warn once about) files missing at ranking time.
         let mut present: Vec<(PathBuf, String)> = Vec::with_capacity(all.len());
+        let mut missing: HashSet<&PathBuf> = HashSet::new();
         for f in &all {
             if f.is_file() {
                 present.push(((*f).clone(), rel_fname(&root, f)));
-            } else if self.warned_files.insert((*f).clone()) {
-                tracing::warn!("repo-map can't include {}: it is not a file", f.display());
+            } else {
+                missing.insert(*f);
+                if self.warned_files.insert((*f).clone()) {
+                    tracing::warn!("repo-map can't include {}: it is not a file", f.display());
+                }
             }
         }
 
@@ -274,7 +280,13 @@ impl RepoMap {
                 chat: chat_set.contains(abs),
             })
             .collect();
-        let other_rel: Vec<String> = other.iter().map(|f| rel_fname(&root, f)).collect();
+        // Aider lists missing other files as bare entries (stage 3); the default profile
+        // leaves them out: a map should not name files that do not exist (SPEC §13.5).
+        let other_rel: Vec<String> = other
+            .iter()
+            .filter(|f| profile == Dialect::Aider || !missing.contains(f))
+            .map(|f| rel_fname(&root, f))
+            .collect();
         let chat_rel: HashSet<String> = chat.iter().map(|f| rel_fname(&root, f)).collect();
         let anchor_fnames: Vec<String> = self
             .config
@@ -316,6 +328,7 @@ impl RepoMap {
             },
             anchor_weight_multiplier: self.config.anchor_weight_multiplier,
             exclude_unranked: self.config.exclude_unranked,
+            ..RankConfig::with_dialect(profile)
         };
         let ranking = rank(&request, &rank_config);
         let fitted = fit(
@@ -333,6 +346,15 @@ impl RepoMap {
             tokens: fitted.as_ref().map(|f| f.tokens),
             files: present.len(),
             entries: report_entries(&ranking, included),
+            file_ranks: {
+                let mut v: Vec<(String, f64)> = ranking
+                    .file_ranks
+                    .iter()
+                    .map(|(f, r)| ((*f).to_owned(), *r))
+                    .collect();
+                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v
+            },
             scan: scan_stats,
             elapsed: Duration::ZERO,
         });

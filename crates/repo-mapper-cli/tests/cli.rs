@@ -1,0 +1,390 @@
+//! The `repo-mapper` binary, flag by flag, on `fixtures/sample-repo` (copied to a temp dir
+//! so nothing is written into the source tree).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sample-repo")
+}
+
+/// A fresh copy of the sample repository.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
+    while let Some((src, dst)) = stack.pop() {
+        std::fs::create_dir_all(&dst).unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            let (s, d) = (e.path(), dst.join(e.file_name()));
+            if e.file_type().unwrap().is_dir() {
+                stack.push((s, d));
+            } else {
+                std::fs::copy(&s, &d).unwrap();
+            }
+        }
+    }
+}
+
+fn cmd(repo: &Path) -> Command {
+    let mut c = Command::cargo_bin("repo-mapper").unwrap();
+    c.current_dir(repo)
+        .env_remove("RUST_LOG")
+        .env_remove("REPO_MAPPER_CACHE_DIR");
+    c
+}
+
+fn stdout_of(c: &mut Command) -> String {
+    let out = c.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn default_map_of_the_sample_repo() {
+    let r = repo();
+    let map = stdout_of(cmd(r.path()).arg("."));
+    insta::assert_snapshot!("default_map", map);
+    assert!(
+        r.path().join(".repo-mapper/.gitignore").is_file(),
+        "default tag cache in the root"
+    );
+}
+
+#[test]
+fn aider_profile_map() {
+    let r = repo();
+    insta::assert_snapshot!(
+        "aider_map",
+        stdout_of(cmd(r.path()).args([".", "--profile", "aider"]))
+    );
+}
+
+#[test]
+fn tight_budget_default_never_over_aider_within_fifteen_percent() {
+    let r = repo();
+    for budget in [100.0, 200.0, 300.0] {
+        let t = budget.to_string();
+        let tokens = |profile: &str| {
+            let out = stdout_of(cmd(r.path()).args([
+                ".",
+                "--format",
+                "json",
+                "-t",
+                &t,
+                "--profile",
+                profile,
+            ]));
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            v["tokens"].as_f64().unwrap()
+        };
+        assert!(tokens("default") <= budget);
+        assert!(tokens("aider") <= budget * 1.15);
+    }
+    insta::assert_snapshot!(
+        "aider_map_200",
+        stdout_of(cmd(r.path()).args([".", "-t", "200", "--profile", "aider"]))
+    );
+    insta::assert_snapshot!(
+        "default_map_200",
+        stdout_of(cmd(r.path()).args([".", "-t", "200"]))
+    );
+}
+
+#[test]
+fn json_output() {
+    let r = repo();
+    let out = stdout_of(cmd(r.path()).args([".", "--format", "json", "-c", "app/models/user.py"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["budget"], 1024);
+    assert_eq!(v["profile"], "default");
+    assert_eq!(v["tokenizer"], "cl100k_base");
+    assert!(v["tokens"].as_f64().unwrap() <= 1024.0);
+    let entries = v["entries"].as_array().unwrap();
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["stage"].is_string() && e["file"].is_string())
+    );
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["stage"] == "definition" && e["ident"].is_string())
+    );
+    assert!(v["file_ranks"]["app/models/user.py"].as_f64().unwrap() > 0.0);
+    insta::assert_snapshot!("json", out);
+}
+
+#[test]
+fn chat_files_steer_the_map_and_are_left_out() {
+    let r = repo();
+    let map = stdout_of(cmd(r.path()).args([".", "-c", "app/services/checkout.py"]));
+    assert!(!map.contains("app/services/checkout.py"), "{map}");
+    assert!(map.contains("app/models/order.py:"), "{map}");
+    insta::assert_snapshot!("chat_checkout", map);
+}
+
+#[test]
+fn chat_file_path_is_relative_to_the_current_directory() {
+    let r = repo();
+    let map = stdout_of(cmd(&r.path().join("app")).args(["..", "-c", "services/checkout.py"]));
+    assert!(!map.contains("checkout.py"), "{map}");
+}
+
+#[test]
+fn mentions_change_the_ranking() {
+    let r = repo();
+    let base = stdout_of(cmd(r.path()).args([".", "--format", "json"]));
+    // An identifier naming a path component personalises that file (SPEC §7.1 step 4).
+    let by_ident = stdout_of(cmd(r.path()).args([".", "--format", "json", "-i", "static"]));
+    let by_file = stdout_of(cmd(r.path()).args([".", "--format", "json", "-m", "web/static.js"]));
+    // The file of the first definition entry (important files such as README.md come
+    // before the definitions).
+    let first = |s: &str| {
+        let v: serde_json::Value = serde_json::from_str(s).unwrap();
+        let entries = v["entries"].as_array().unwrap().clone();
+        let def = entries
+            .into_iter()
+            .find(|e| e["stage"] == "definition")
+            .unwrap();
+        def["file"].as_str().unwrap().to_owned()
+    };
+    assert_ne!(first(&base), "web/static.js");
+    assert_eq!(first(&by_ident), "web/static.js");
+    assert_eq!(first(&by_file), "web/static.js");
+}
+
+#[test]
+fn anchors_are_accepted_in_all_three_forms() {
+    let r = repo();
+    for a in ["web/static.js", "web/static.js:CartView", "normalize_email"] {
+        let map = stdout_of(cmd(r.path()).args([".", "-a", a]));
+        assert!(!map.is_empty(), "{a}");
+    }
+    let map = stdout_of(cmd(r.path()).args([".", "-a", "web/static.js", "-t", "64"]));
+    assert!(
+        map.contains("web/static.js"),
+        "an anchor file is always in the map: {map}"
+    );
+}
+
+#[test]
+fn budget_is_respected_and_grows_without_chat_files() {
+    let r = repo();
+    for budget in ["64", "256", "2048"] {
+        let out = stdout_of(cmd(r.path()).args([".", "--format", "json", "-t", budget]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(v["tokens"].as_f64().unwrap() <= budget.parse::<f64>().unwrap());
+    }
+    let out =
+        stdout_of(cmd(r.path()).args([".", "--format", "json", "--max-context-window", "16384"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["budget"], 8192, "min(1024 * 8, 16384 - 4096)");
+}
+
+#[test]
+fn max_line_length_cuts_lines() {
+    let r = repo();
+    let map = stdout_of(cmd(r.path()).args([".", "--max-line-length", "30"]));
+    assert!(map.lines().all(|l| l.chars().count() <= 30), "{map}");
+}
+
+#[test]
+fn exclude_unranked_drops_files_outside_the_graph() {
+    let r = repo();
+    let with = stdout_of(cmd(r.path()).args([".", "-t", "4096"]));
+    let without = stdout_of(cmd(r.path()).args([".", "-t", "4096", "--exclude-unranked"]));
+    assert!(with.contains("notes.txt"));
+    assert!(!without.contains("notes.txt"), "{without}");
+}
+
+#[test]
+fn pagerank_refresh_and_tokenizer_flags_are_accepted() {
+    let r = repo();
+    let out = stdout_of(cmd(r.path()).args([
+        ".",
+        "--pagerank-damping",
+        "0.5",
+        "--pagerank-tol",
+        "1e-9",
+        "--pagerank-max-iter",
+        "500",
+        "--refresh",
+        "files",
+        "--force-refresh",
+        "--tokenizer",
+        "o200k_base",
+        "--format",
+        "json",
+    ]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tokenizer"], "o200k_base");
+}
+
+#[test]
+fn files_from_a_file_and_from_stdin() {
+    let r = repo();
+    std::fs::write(
+        r.path().join("list.txt"),
+        "web/static.js\napp/models/user.py\n",
+    )
+    .unwrap();
+    let map = stdout_of(cmd(r.path()).args([".", "--files-from", "list.txt"]));
+    assert!(
+        map.contains("web/static.js") && map.contains("app/models/user.py"),
+        "{map}"
+    );
+    assert!(!map.contains("order.py"), "{map}");
+    let map = stdout_of(
+        cmd(r.path())
+            .args([".", "--files-from", "-"])
+            .write_stdin("web/static.js\n"),
+    );
+    assert!(map.contains("web/static.js:"), "{map}");
+    assert!(!map.contains("user.py"), "{map}");
+}
+
+#[test]
+fn cache_dir_and_no_cache() {
+    let r = repo();
+    let cache = tempfile::tempdir().unwrap();
+    stdout_of(cmd(r.path()).arg(".").arg("--cache-dir").arg(cache.path()));
+    assert!(cache.path().join(".gitignore").is_file());
+    assert!(!r.path().join(".repo-mapper").exists());
+    stdout_of(cmd(r.path()).args([".", "--no-cache"]));
+    assert!(!r.path().join(".repo-mapper").exists());
+    stdout_of(
+        cmd(r.path())
+            .arg(".")
+            .env("REPO_MAPPER_CACHE_DIR", cache.path().join("env")),
+    );
+    assert!(cache.path().join("env/.gitignore").is_file());
+}
+
+#[test]
+fn root_flag_and_git_root_detection() {
+    let r = repo();
+    let map = stdout_of(cmd(Path::new("/")).arg("--root").arg(r.path()));
+    assert!(map.contains("app/models/user.py"));
+    std::fs::create_dir(r.path().join(".git")).unwrap();
+    let map = stdout_of(&mut cmd(&r.path().join("web")));
+    assert!(
+        map.contains("app/models/user.py"),
+        "root found by walking up to .git: {map}"
+    );
+}
+
+#[test]
+fn verbose_and_progress_write_to_stderr_only() {
+    let r = repo();
+    let quiet = stdout_of(cmd(r.path()).arg("."));
+    let out = cmd(r.path()).args([".", "-v", "-p"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        quiet,
+        "stdout carries the map only"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("tag scan done"), "{err}");
+    assert!(err.contains("done in"), "{err}");
+}
+
+fn fails(c: &mut Command, code: i32, message: &str) {
+    let out = c.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(err.contains(message), "{err:?} should mention {message:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_one_line_and_the_right_exit_code() {
+    let r = repo();
+    let p = r.path();
+    fails(
+        cmd(p).args(["does/not/exist"]),
+        1,
+        "cannot read the repository root",
+    );
+    fails(cmd(p).args(["README.md"]), 1, "not a directory");
+    fails(
+        cmd(p).args([".", "-c", "/etc/hostname"]),
+        1,
+        "outside the repository root",
+    );
+    fails(cmd(p).args([".", "-t", "-5"]), 1, "--max-tokens");
+    fails(cmd(p).args([".", "-t", "0"]), 2, "budget is 0");
+    fails(cmd(p).args([".", "-t", "lots"]), 1, "invalid value");
+    fails(
+        cmd(p).args([".", "--profile", "fast"]),
+        1,
+        "unknown profile",
+    );
+    fails(
+        cmd(p).args([".", "--tokenizer", "gpt2"]),
+        1,
+        "unknown tokenizer",
+    );
+    fails(
+        cmd(p).args([".", "--refresh", "sometimes"]),
+        1,
+        "unknown refresh mode",
+    );
+    fails(cmd(p).args([".", "--format", "xml"]), 1, "invalid value");
+    fails(
+        cmd(p).args([".", "--no-such-flag"]),
+        1,
+        "unexpected argument",
+    );
+    fails(
+        cmd(p).args([".", "--files-from", "missing.txt"]),
+        1,
+        "cannot read the file list",
+    );
+    fails(cmd(p).args([".", "-t", "1"]), 2, "no map");
+    let empty = tempfile::tempdir().unwrap();
+    fails(&mut cmd(empty.path()).arg("."), 2, "no files");
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_paths_are_rejected_clearly() {
+    use std::os::unix::ffi::OsStrExt;
+    let r = repo();
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xff.py");
+    fails(
+        cmd(r.path()).arg(".").arg("-c").arg(bad),
+        1,
+        "not valid UTF-8",
+    );
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let r = repo();
+    cmd(r.path())
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--max-tokens"));
+    cmd(r.path()).arg("--version").assert().success();
+}

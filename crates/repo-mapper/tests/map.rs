@@ -1,0 +1,268 @@
+//! The facade's promises: never over budget (default profile), determinism, the SPEC's
+//! early exits and the refresh modes of the map cache.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use proptest::prelude::*;
+use repo_mapper::{CacheLocation, Config, Profile, Refresh, RepoMap, Tokenizer, list_files};
+
+fn languages() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/languages")
+        .canonicalize()
+        .unwrap()
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/sample-repo")
+        .canonicalize()
+        .unwrap()
+}
+
+fn config(root: &Path) -> Config {
+    let mut c = Config::new(root);
+    c.cache = CacheLocation::Memory;
+    c
+}
+
+fn none() -> BTreeSet<String> {
+    BTreeSet::new()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Default profile: the counted tokens of the map never exceed the budget.
+    #[test]
+    fn default_profile_is_never_over_budget(
+        budget in 1usize..3000,
+        picks in proptest::collection::vec(any::<bool>(), 43),
+        chat_pick in any::<prop::sample::Index>(),
+        use_chat in any::<bool>(),
+    ) {
+        let root = languages();
+        let all = list_files(&root, None);
+        let files: Vec<PathBuf> =
+            all.iter().zip(picks.iter().cycle()).filter(|(_, p)| **p).map(|(f, _)| f.clone()).collect();
+        prop_assume!(!files.is_empty());
+        let chat = if use_chat { vec![chat_pick.get(&files).clone()] } else { vec![] };
+        let mut c = config(&root);
+        c.map_tokens = budget;
+        let mut map = RepoMap::new(c);
+        if let Some(text) = map.get_repo_map(&chat, &files, &none(), &none(), false) {
+            let tokens = Tokenizer::Cl100kBase.count(&text);
+            prop_assert!(tokens <= budget, "{tokens} tokens for a budget of {budget}");
+            prop_assert_eq!(map.last_report().unwrap().tokens, Some(tokens as f64));
+        }
+    }
+}
+
+#[test]
+fn ten_runs_are_identical_in_files_and_manual_modes() {
+    let root = languages();
+    let files = list_files(&root, None);
+    let chat = vec![root.join("python/scheduler.py")];
+    let idents: BTreeSet<String> = ["Scheduler".to_owned()].into();
+    for profile in [Profile::Default, Profile::Aider] {
+        for refresh in [Refresh::Files, Refresh::Manual] {
+            let maps: Vec<Option<String>> = (0..10)
+                .map(|_| {
+                    let mut c = config(&root);
+                    c.profile = profile;
+                    c.refresh = refresh;
+                    c.map_tokens = 2048;
+                    RepoMap::new(c).get_repo_map(&chat, &files, &none(), &idents, false)
+                })
+                .collect();
+            assert!(maps[0].is_some());
+            assert!(
+                maps.iter().all(|m| m == &maps[0]),
+                "{profile:?} {refresh:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn early_exits() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut c = config(&root);
+    c.map_tokens = 0;
+    assert_eq!(
+        RepoMap::new(c).get_repo_map(&[], &files, &none(), &none(), false),
+        None
+    );
+    let mut map = RepoMap::new(config(&root));
+    assert_eq!(
+        map.get_repo_map(&files, &[], &none(), &none(), false),
+        None,
+        "no other files"
+    );
+}
+
+#[test]
+fn prefix_gets_other_when_there_are_chat_files() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut c = config(&root);
+    c.repo_content_prefix = Some("Here are summaries of some {other}files:\n".into());
+    let mut map = RepoMap::new(c);
+    let without = map
+        .get_repo_map(&[], &files, &none(), &none(), true)
+        .unwrap();
+    assert!(without.starts_with("Here are summaries of some files:\n"));
+    let with = map
+        .get_repo_map(&files[..1], &files, &none(), &none(), true)
+        .unwrap();
+    assert!(
+        with.starts_with("Here are summaries of some other files:\n"),
+        "{with}"
+    );
+}
+
+#[test]
+fn missing_files_are_skipped() {
+    let root = sample();
+    let mut files = list_files(&root, None);
+    files.push(root.join("gone.py"));
+    let mut map = RepoMap::new(config(&root));
+    let text = map
+        .get_repo_map(&[], &files, &none(), &none(), false)
+        .unwrap();
+    assert!(!text.contains("gone.py"), "{text}");
+    // Aider lists it as a bare entry all the same.
+    let mut c = config(&root);
+    c.profile = Profile::Aider;
+    c.map_tokens = 4096;
+    let text = RepoMap::new(c)
+        .get_repo_map(&[], &files, &none(), &none(), false)
+        .unwrap();
+    assert!(text.contains("\ngone.py\n"), "{text}");
+}
+
+#[test]
+fn no_chat_files_expand_the_budget_within_the_context_window() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut c = config(&root);
+    c.max_context_window = Some(16384);
+    let mut map = RepoMap::new(c.clone());
+    map.get_repo_map(&[], &files, &none(), &none(), false);
+    assert_eq!(map.last_report().unwrap().budget, 8192);
+    map.get_repo_map(&files[..1], &files, &none(), &none(), false);
+    assert_eq!(
+        map.last_report().unwrap().budget,
+        1024,
+        "not with chat files"
+    );
+    c.max_context_window = Some(4000);
+    let mut map = RepoMap::new(c);
+    map.get_repo_map(&[], &files, &none(), &none(), false);
+    assert_eq!(
+        map.last_report().unwrap().budget,
+        1024,
+        "window below the padding"
+    );
+}
+
+/// The map cache (SPEC §11), observed through whether a file edit shows up.
+#[test]
+fn refresh_modes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let a = root.join("a.py");
+    let b = root.join("b.py");
+    std::fs::write(&a, "def alpha():\n    beta()\n").unwrap();
+    std::fs::write(&b, "def beta():\n    alpha()\n").unwrap();
+    let files = vec![a.clone(), b.clone()];
+    let edit = |name: &str| {
+        std::fs::write(&b, format!("def {name}():\n    alpha()\n")).unwrap();
+        // A different mtime second, so the tag store and render caches see the change.
+        let t = std::time::SystemTime::now() + Duration::from_secs(5);
+        std::fs::File::options()
+            .write(true)
+            .open(&b)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    };
+    let run = |refresh: Refresh, names: &[&str]| -> Vec<String> {
+        edit("beta");
+        let mut c = config(&root);
+        c.refresh = refresh;
+        let mut map = RepoMap::new(c);
+        let mut out = Vec::new();
+        for name in names {
+            edit(name);
+            out.push(
+                map.get_repo_map(&[], &files, &none(), &none(), false)
+                    .unwrap(),
+            );
+        }
+        out
+    };
+    let has = |maps: &[String], i: usize, name: &str| maps[i].contains(&format!("def {name}()"));
+
+    let m = run(Refresh::Always, &["one", "two"]);
+    assert!(has(&m, 0, "one") && has(&m, 1, "two"), "always recomputes");
+    let m = run(Refresh::Files, &["one", "two"]);
+    assert!(has(&m, 1, "one"), "files: same key, cached map");
+    let m = run(Refresh::Manual, &["one", "two"]);
+    assert!(has(&m, 1, "one"), "manual: the last map");
+    let m = run(Refresh::Auto, &["one", "two"]);
+    assert!(has(&m, 1, "two"), "auto: fast maps are recomputed");
+
+    // force_refresh bypasses reads but writes back.
+    let mut c = config(&root);
+    c.refresh = Refresh::Files;
+    let mut map = RepoMap::new(c);
+    edit("three");
+    map.get_repo_map(&[], &files, &none(), &none(), false);
+    edit("four");
+    let forced = map
+        .get_repo_map(&[], &files, &none(), &none(), true)
+        .unwrap();
+    assert!(forced.contains("def four()"));
+    edit("five");
+    let cached = map
+        .get_repo_map(&[], &files, &none(), &none(), false)
+        .unwrap();
+    assert!(
+        cached.contains("def four()"),
+        "the forced result was written back"
+    );
+
+    // Manual returns the last map whatever the input.
+    let mut c = config(&root);
+    c.refresh = Refresh::Manual;
+    let mut map = RepoMap::new(c);
+    let first = map
+        .get_repo_map(&[], &files, &none(), &none(), false)
+        .unwrap();
+    let other = map
+        .get_repo_map(&[], &files[..1], &none(), &none(), false)
+        .unwrap();
+    assert_eq!(first, other);
+}
+
+#[test]
+fn aider_profile_uses_the_estimate_and_may_go_fifteen_percent_over() {
+    let root = languages();
+    let files = list_files(&root, None);
+    for budget in [256usize, 512, 1024, 2048] {
+        let mut c = config(&root);
+        c.profile = Profile::Aider;
+        c.map_tokens = budget;
+        let mut map = RepoMap::new(c);
+        let text = map
+            .get_repo_map(&[], &files, &none(), &none(), false)
+            .unwrap();
+        let est = map.last_report().unwrap().tokens.unwrap();
+        assert_eq!(est, Tokenizer::Cl100kBase.aider_estimate(&text));
+        assert!(est <= budget as f64 * 1.15, "{est} for {budget}");
+    }
+}
