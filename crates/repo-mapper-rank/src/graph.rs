@@ -4,9 +4,10 @@
 //! Every edge of an identifier leaving a given referencer has the same weight, whatever
 //! the definer, so the graph is kept factored: per referencing file, its *bundles*
 //! `(identifier, weight)`; the edges are the bundle × the identifier's definers. PageRank
-//! needs the adjacency matrix, which is built row by row from the bundles (O(edges) time,
-//! one row of scratch); the rank distribution of SPEC §7.4 needs only the bundles, because
-//! every definer of an identifier receives the same share from a given referencer.
+//! runs on networkx's adjacency matrix, built row by row from the bundles (O(edges) time,
+//! one row of scratch) — or, above `exact_edge_limit` edges, directly on the bundles
+//! ([`FactoredAdjacency`]). The rank distribution of SPEC §7.4 needs only the bundles,
+//! because every definer of an identifier receives the same share from a given referencer.
 //!
 //! # Node order
 //!

@@ -267,6 +267,7 @@ mod tests {
         assert!(!is_important(".github/workflows/sub/ci.yml"));
         assert!(!is_important("x/.github/workflows/ci.yml"));
         assert!(is_important(".github/dependabot.yml"));
+        assert!(is_important(".github/workflows/.yml"));
     }
 
     #[test]

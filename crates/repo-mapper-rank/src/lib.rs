@@ -2,7 +2,7 @@
 //! of definitions and files that the map is cut from (SPEC §6–§8).
 //!
 //! This is step 3 of the pipeline (see `docs/ARCHITECTURE.md`). Given each file's tags,
-//! [`rank`] builds the tag index (who defines and who references each identifier), the
+//! [`rank`](fn@rank) builds the tag index (who defines and who references each identifier), the
 //! weighted multigraph of files, runs PageRank personalised towards the chat files,
 //! mentioned files and identifiers and anchors, spreads each file's rank over the
 //! definitions it points at, and assembles the ranked list:
@@ -46,8 +46,10 @@
 //!
 //! PageRank follows networkx 3.4 (the version Aider 0.86.2 runs) down to the order of
 //! floating-point additions: on the same graph with the same node order the ranks are
-//! bit-identical (see [`pagerank`](mod@pagerank)). There is no recursion and no loop
-//! quadratic in files: the work is linear in the tags plus the graph's edges.
+//! bit-identical (see [`pagerank`](mod@pagerank)). Graphs with more than
+//! [`RankConfig::exact_edge_limit`] edges run on a factored form of the same graph instead
+//! (ranks equal to about 1e-15). There is no recursion and no loop quadratic in files: the
+//! work is linear in the tags plus, below the limit, the graph's edges.
 //!
 //! # Dialects
 //!
@@ -79,7 +81,8 @@ pub use repo_mapper_tags::{Dialect, Tag, TagKind};
 /// [`RankConfig::exclude_unranked`] is set (SPEC §7.5 step 6).
 pub const EXCLUDE_UNRANKED_THRESHOLD: f64 = 0.0001;
 
-/// One file's input to ranking: its path relative to the root and its tags.
+/// One file's input to ranking: its path relative to the root and its tags (whose
+/// `rel_fname` should be the same path: definition entries report the tag's).
 #[derive(Debug, Clone, Copy)]
 pub struct FileTags<'a> {
     /// Path relative to the repository root: the graph node's name.
@@ -341,7 +344,7 @@ pub struct PageRankRun {
     pub outcome: PageRankOutcome,
 }
 
-/// The result of [`rank`].
+/// The result of [`rank`](fn@rank).
 #[derive(Debug, Clone)]
 pub struct Ranking<'a> {
     /// The ranked list: anchors, stage 0, 1, 2, 3 (see [`Stage`]).

@@ -1,4 +1,4 @@
-//! [`rank`]: index, graph, personalization, PageRank, rank distribution and stage assembly.
+//! [`rank`](fn@rank): index, graph, personalization, PageRank, rank distribution and stage assembly.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path};
@@ -199,7 +199,8 @@ fn splitext_stem(name: &str) -> &str {
 
 /// Ranks the request's files and definitions (SPEC §6–§8). See the crate docs.
 ///
-/// Never panics on any input. Runs in time linear in the tags plus the graph's edges.
+/// Never panics on any input. Runs in time linear in the tags plus, for graphs within
+/// [`RankConfig::exact_edge_limit`], the graph's edges.
 pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     let prep = prepare(request, config);
     let Prepared {

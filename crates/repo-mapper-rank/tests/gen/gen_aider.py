@@ -8,7 +8,10 @@ directory:
 
 `fixture` writes a small multi-language repository to a temporary directory (chat files,
 mentions, important files, a file missing from disk, an identifier with six definers) and
-ranks it in two scenarios; `repo DIR` ranks an existing directory's source files.
+ranks it in three scenarios, then ranks three sets of tags given directly (no references at
+all; every edge-weight multiplier, Unicode names included; ties); `repo DIR` ranks an
+existing directory's source files (copied to a temporary directory first, since Aider
+writes its tag cache into the root).
 
 Aider extracts the tags (its own tree-sitter queries); they are dumped with 1-based lines
 (Aider's are 0-based; -1 stays -1) and fed back to Aider's `get_ranked_tags`, so both sides
@@ -77,7 +80,9 @@ def one_based(tag):
     return tag.line + 1 if tag.line >= 0 else -1
 
 
-def rank_scenario(root, name, chat_rel, other_rel, mentioned_fnames, mentioned_idents):
+def rank_scenario(root, name, chat_rel, other_rel, mentioned_fnames, mentioned_idents, given=None):
+    """Ranks with Aider. `given` maps rel paths to `(line, kind, name)` tags (1-based lines)
+    to use instead of Aider's extraction."""
     rm = PatchedRepoMap(root=root, io=QuietIO(), main_model=None)
     chat_fnames = [os.path.join(root, f) for f in chat_rel]
     other_fnames = [os.path.join(root, f) for f in other_rel]
@@ -89,7 +94,11 @@ def rank_scenario(root, name, chat_rel, other_rel, mentioned_fnames, mentioned_i
         if not os.path.isfile(fname):
             continue
         rel = rm.get_rel_fname(fname)
-        tags = list(RepoMap.get_tags(rm, fname, rel))
+        if given is not None:
+            tags = [Tag(rel, fname, line - 1 if line > 0 else -1, tag_name, kind)
+                    for line, kind, tag_name in given.get(rel, [])]
+        else:
+            tags = list(RepoMap.get_tags(rm, fname, rel))
         tags_by_fname[fname] = tags
         files.append({
             "rel": rel,
@@ -185,6 +194,7 @@ FIXTURE = {
 
 
 def fixture_cases():
+    cases = []
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.realpath(tmp)
         for rel, text in FIXTURE.items():
@@ -193,7 +203,7 @@ def fixture_cases():
             with open(path, "w") as f:
                 f.write(text)
         all_rel = sorted(FIXTURE) + ["deleted.py"]  # missing from disk, as git may list it
-        cases = [rank_scenario(root, "no_chat", [], all_rel, [], [])]
+        cases.append(rank_scenario(root, "no_chat", [], all_rel, [], []))
         chat = ["src/app/main.py"]
         others = [f for f in all_rel if f not in chat]
         cases.append(rank_scenario(
@@ -204,7 +214,65 @@ def fixture_cases():
         # retries without personalization.
         cases.append(rank_scenario(root, "zero_division_retry", ["docs/notes.txt"],
                                    [f for f in all_rel if f != "docs/notes.txt"], [], []))
-        return cases
+    cases += synthetic_cases()
+    return cases
+
+
+def defs_refs(text):
+    """`"def:a ref:b"` → tags on lines 1, 2, ..."""
+    return [(i + 1, *t.split(":", 1)) for i, t in enumerate(text.split())]
+
+
+# Tags given directly (the files exist but are empty): rules extraction rarely exercises.
+SYNTHETIC = {
+    # No reference anywhere: every definition refers to itself (SPEC §6.2).
+    "no_references": (
+        {"a.py": "def:x def:y", "b.py": "def:x def:_w", "c.py": "def:z def:x"},
+        ["c.py"], [], [],
+    ),
+    # Every multiplier of SPEC §6.4, Unicode identifiers included (Python's isalpha,
+    # isupper, islower and len count code points).
+    "weights": (
+        {
+            "a.py": "ref:données_x ref:ÄÖÜäöüßx ref:_private_thing ref:名前_名前_名前 ref:x-y-z-w-v "
+                    "ref:ab_12345 ref:__init__ ref:common ref:common ref:common ref:plainname "
+                    "ref:MENTIONED ref:_1234567 ref:ÉÉÉÉÉÉÉÉ ref:ééééé-éé",
+            "b.py": "def:données_x def:ÄÖÜäöüßx def:_private_thing def:名前_名前_名前 def:x-y-z-w-v "
+                    "def:ab_12345 def:__init__ def:common def:plainname def:MENTIONED def:_1234567 "
+                    "def:ÉÉÉÉÉÉÉÉ def:ééééé-éé def:orphan",
+            "c.py": "def:common ref:common ref:__init__ ref:__init__",
+            "d.py": "def:common def:__init__ ref:données_x",
+            "e.py": "def:common",
+            "f.py": "def:common",
+            "g.py": "def:common def:orphan",
+            "chat.py": "ref:common ref:common ref:plainname def:mine",
+            "src/plainname/x.py": "ref:mine",
+        },
+        ["chat.py"], ["a.py", "d.py"], ["MENTIONED", "plainname"],
+    ),
+    # Ties: symmetric files and identifiers rank equal; order falls to names.
+    "ties": (
+        {"hub.py": "ref:p ref:q ref:r ref:s", "b.py": "def:p def:q", "c.py": "def:r def:s",
+         "d.py": "def:lonely", "e.py": "def:lonely"},
+        [], [], [],
+    ),
+}
+
+
+def synthetic_cases():
+    cases = []
+    for name, (spec, chat, mentioned_fnames, mentioned_idents) in SYNTHETIC.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            root = os.path.realpath(tmp)
+            for rel in spec:
+                path = os.path.join(root, rel)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                open(path, "w").close()
+            given = {rel: defs_refs(text) for rel, text in spec.items()}
+            others = [f for f in sorted(spec) if f not in chat] + ["README.md"]
+            cases.append(rank_scenario(root, name, chat, others, mentioned_fnames,
+                                       mentioned_idents, given=given))
+    return cases
 
 
 SOURCE_EXTS = {".py", ".js", ".ts", ".rb", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".scm"}
