@@ -24,6 +24,10 @@ rank the very same tags. Aider's method is patched in memory (never on disk):
 
 Stage 0 is computed with Aider's own `filter_important_files`, as
 `get_ranked_tags_map_uncached` does. Floats are written with repr().
+
+The output differs from run to run, even with PYTHONHASHSEED fixed: py-tree-sitter returns
+captures in a varying order (docs/parity.md T2), Aider iterates sets, and its node order
+follows string hashes. tests/aider.rs compares modulo exactly these.
 """
 
 import inspect
