@@ -362,7 +362,7 @@ fn bad_input_gets_one_line_and_the_right_exit_code() {
     );
     fails(cmd(p).args([".", "-t", "1"]), 2, "no map");
     let empty = tempfile::tempdir().unwrap();
-    fails(&mut cmd(empty.path()).arg("."), 2, "no files");
+    fails(cmd(empty.path()).arg("."), 2, "no files");
 }
 
 #[cfg(unix)]

@@ -269,7 +269,9 @@ impl RepoMap {
             }
         }
 
+        let t_scan = Instant::now();
         let (tags, scan_stats) = self.scan(&present, profile);
+        let scan_time = t_scan.elapsed();
 
         let files: Vec<FileTags<'_>> = present
             .iter()
@@ -330,7 +332,10 @@ impl RepoMap {
             exclude_unranked: self.config.exclude_unranked,
             ..RankConfig::with_dialect(profile)
         };
+        let t_rank = Instant::now();
         let ranking = rank(&request, &rank_config);
+        let rank_time = t_rank.elapsed();
+        let t_fit = Instant::now();
         let fitted = fit(
             &mut self.renderer,
             profile,
@@ -340,6 +345,13 @@ impl RepoMap {
             max_map_tokens,
         );
 
+        tracing::debug!(
+            scan = ?scan_time,
+            rank = ?rank_time,
+            fit = ?t_fit.elapsed(),
+            entries = ranking.entries.len(),
+            "map computed"
+        );
         let included = fitted.as_ref().map_or(0, |f| f.entries);
         self.report = Some(MapReport {
             budget: max_map_tokens,
