@@ -11,6 +11,7 @@ JOB.json:
      "root": "/abs/repo/root",
      "files": ["rel/path", ...],          # every file of the repository, relative to root
      "want_tags": true,                   # also write every file's tags
+     "pin_captures": false,               # pin the capture order for every comparator
      "scenarios": [{"id": "...", "max_tokens": 1024, "max_context_window": null,
                     "chat_files": ["rel/path"], "mentioned_idents": ["name"]}, ...]}
 
@@ -22,6 +23,8 @@ The comparators:
   definers is removed and the edge gets `weight=use_mul * math.sqrt(num_refs)`. The patch is
   applied to the source text at import time (the installed file is never touched); if the
   expected text is not found exactly once the driver fails.
+* `pinned`: `fixed`, plus py-tree-sitter's per-process capture order pinned to source order
+  (see `pin_capture_order`); a diagnostic comparator that isolates docs/parity.md T2.
 
 Nothing of Aider's ranking, rendering or token counting is altered. The driver only
 replaces what prints (the spinner, tqdm, the io object), gives the tags cache an in-memory
@@ -72,8 +75,10 @@ def setup_tiktoken():
     return tiktoken.get_encoding(TOKENIZER)
 
 
-def load_repomap(comparator):
-    """Imports `aider.repomap`, patched for the fixed comparator. Returns (module, patch)."""
+def load_repomap(comparator, pin_captures=False):
+    """Imports `aider.repomap`, patched for the fixed and pinned comparators; with
+    `pin_captures` the capture order is pinned whatever the comparator. Returns
+    (module, patch)."""
     import aider
 
     spec = importlib.util.find_spec("aider.repomap")
@@ -87,8 +92,11 @@ def load_repomap(comparator):
     if comparator == "stock":
         import aider.repomap as module
 
+        if pin_captures:
+            pin_capture_order(module)
+            patch["capture_order"] = PINNED_CAPTURE_ORDER
         return module, patch
-    if comparator != "fixed":
+    if comparator not in ("fixed", "pinned"):
         raise SystemExit(f"aider_driver: unknown comparator {comparator!r}")
     count = source.count(PATCH_OLD)
     if count != 1:
@@ -117,7 +125,37 @@ def load_repomap(comparator):
         patched_sha256=hashlib.sha256(patched.encode("utf-8")).hexdigest(),
         diff=diff,
     )
+    if comparator == "pinned" or pin_captures:
+        pin_capture_order(module)
+        patch["capture_order"] = PINNED_CAPTURE_ORDER
     return module, patch
+
+
+PINNED_CAPTURE_ORDER = (
+    "RepoMap._run_captures wrapped: each capture name's node list sorted by "
+    "(start_byte, end_byte), capture names ordered by their first node"
+)
+
+
+def pin_capture_order(module):
+    """The `pinned` comparator: fixed Aider with py-tree-sitter's capture order made
+    deterministic. `QueryCursor.captures()` returns each capture name's nodes in an order
+    that changes from process to process (docs/parity.md T2), and Aider repeats the last
+    one (T1), so which reference is counted twice, and with it the edge weights, changes
+    from run to run. Sorting the nodes into source order removes that, and is what
+    repo-mapper's aider profile does. A diagnostic comparator: not Aider as shipped."""
+    original = module.RepoMap._run_captures
+
+    def run_captures(self, query, node):
+        captures = original(self, query, node)
+        items = [
+            (name, sorted(nodes, key=lambda n: (n.start_byte, n.end_byte)))
+            for name, nodes in captures.items()
+        ]
+        items.sort(key=lambda kv: (kv[1][0].start_byte, kv[1][0].end_byte) if kv[1] else (0, 0))
+        return dict(items)
+
+    module.RepoMap._run_captures = run_captures
 
 
 def comparator_tuple(comparator, patch):
@@ -199,7 +237,7 @@ def tag_row(tag):
 
 def run_job(job, out):
     encoding = setup_tiktoken()
-    repomap, patch = load_repomap(job["comparator"])
+    repomap, patch = load_repomap(job["comparator"], job.get("pin_captures", False))
     repomap.Spinner = NoSpinner
     repomap.tqdm = lambda iterable, **kwargs: iterable
 
@@ -259,14 +297,19 @@ def run_job(job, out):
         chat_set = set(scenario["chat_files"])
         other = [abs_of[rel] for rel in files if rel not in chat_set]
         del calls[:]
-        text = rm.get_repo_map(
-            chat,
-            other,
-            mentioned_fnames=set(),
-            mentioned_idents=set(scenario["mentioned_idents"]),
-            force_refresh=True,
-        )
-        entry = {"id": scenario["id"], "map": text}
+        entry = {"id": scenario["id"]}
+        try:
+            text = rm.get_repo_map(
+                chat,
+                other,
+                mentioned_fnames=set(),
+                mentioned_idents=set(scenario["mentioned_idents"]),
+                force_refresh=True,
+            )
+        except Exception as err:  # Aider lets it escape: no map at all
+            text = None
+            entry["error"] = f"{type(err).__name__}: {err}"
+        entry["map"] = text
         entry["tokens"] = rm.token_count(text) if text else None
         entry["exact_tokens"] = len(encoding.encode_ordinary(text)) if text else None
         entry["ranked"] = (

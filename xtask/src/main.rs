@@ -2,7 +2,11 @@
 //!
 //! * `vendor-queries [--check | --record-patches]`: vendor Aider's `*-tags.scm` queries.
 //! * `snapshots`: regenerate the insta snapshots of the tag extraction tests.
+//! * `parity [--gate] [--corpus]`: measure repo-mapper against Aider 0.86.2 (issue 6).
+//! * `corpus`: fetch the real projects `parity --corpus` runs on.
 
+mod corpus;
+mod parity;
 mod vendor;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +31,8 @@ fn run() -> Result<()> {
         "vendor-queries" => vendor::run(rest),
         "snapshots" => snapshots(rest),
         "bench" => bench(rest),
+        "parity" => parity::run(rest),
+        "corpus" => corpus::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -48,7 +54,15 @@ commands:
   vendor-queries --record-patches
                                  record the local edits of vendored queries as queries/patches/
   snapshots                      regenerate the insta snapshots (cargo insta semantics, no cargo-insta needed)
-  bench                          run the benchmarks; the store's on the Django sdist (fetched from PyPI)"
+  bench                          run the benchmarks; the store's on the Django sdist (fetched from PyPI)
+  parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;
+                                 --gate fails on a parity regression (see docs/parity.md)
+    --corpus                     on the real projects of `cargo xtask corpus` instead
+    --repo NAME                  only this repository (repeatable)
+    --fixed-seeds N / --pinned-seeds N / --stock-seeds N / --repeat N / --jobs N
+    --pin-captures               pin py-tree-sitter's capture order in the fixed and stock
+                                 comparators too (docs/parity.md T2)
+  corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)"
     );
 }
 
