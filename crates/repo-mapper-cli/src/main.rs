@@ -246,6 +246,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         CacheLocation::Dir(d) => Some(d.clone()),
         CacheLocation::Memory => None,
     };
+    // A walk lists the whole repository: stored tags of files no longer in it are pruned.
+    config.prune_cache = cli.files_from.is_none();
     let other: Vec<PathBuf> = match &cli.files_from {
         Some(source) => read_files_from(source, &root)?,
         None => list_files(&root, cache_dir.as_deref()),

@@ -273,6 +273,29 @@ fn cache_dir_and_no_cache() {
 }
 
 #[test]
+fn deleted_files_are_pruned_from_the_tag_store_after_a_walk() {
+    let r = repo();
+    let cache = r.path().join(".repo-mapper");
+    let stored = || {
+        let dir = cache.join(repo_mapper_store::store_dir_name());
+        let store = repo_mapper_store::SledStore::open(&dir).unwrap();
+        repo_mapper_store::TagStore::keys(&store).len()
+    };
+    stdout_of(cmd(r.path()).arg("."));
+    let before = stored();
+    std::fs::remove_file(r.path().join("web/routes.py")).unwrap();
+    // A partial file list never prunes.
+    stdout_of(
+        cmd(r.path())
+            .args([".", "--files-from", "-"])
+            .write_stdin("web/static.js\n"),
+    );
+    assert_eq!(stored(), before);
+    stdout_of(cmd(r.path()).arg("."));
+    assert_eq!(stored(), before - 1);
+}
+
+#[test]
 fn root_flag_and_git_root_detection() {
     let r = repo();
     let map = stdout_of(cmd(Path::new("/")).arg("--root").arg(r.path()));

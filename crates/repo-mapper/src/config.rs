@@ -111,6 +111,10 @@ pub struct Config {
     /// Where the tag store lives (default `{root}/.repo-mapper`, or
     /// `REPO_MAPPER_CACHE_DIR`).
     pub cache: CacheLocation,
+    /// Remove stored tags of files under the root that are not among the files of a
+    /// computation. Set it when those files are the whole repository (a walk), so the store
+    /// does not grow as files are deleted; leave it off for partial file lists.
+    pub prune_cache: bool,
 }
 
 impl Config {
@@ -137,6 +141,7 @@ impl Config {
             anchor_weight_multiplier: 10.0,
             profile: Profile::Default,
             tokenizer: Tokenizer::Cl100kBase,
+            prune_cache: false,
         }
     }
 }

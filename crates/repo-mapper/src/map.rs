@@ -387,7 +387,10 @@ impl RepoMap {
         };
         let opts = ScanOptions {
             dialect: profile,
-            prune_under: None,
+            prune_under: self
+                .config
+                .prune_cache
+                .then_some(self.config.root.as_path()),
         };
         let out = scan(&*opened.store, files, &opts, &tick);
         drop(opened);
