@@ -172,30 +172,9 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let mut failed = Vec::new();
     for p in PROJECTS {
-        let dir = project_dir(p);
-        if done_marker(&dir).exists() {
-            eprintln!("corpus: {} present", p.name);
-            continue;
-        }
-        eprintln!("corpus: fetching {} {} {}", p.name, p.package, p.version);
-        if dir.exists() {
-            fs::remove_dir_all(&dir)?;
-        }
-        fs::create_dir_all(&dir)?;
-        match fetch(p, &dir) {
-            Ok(()) => {
-                ensure!(
-                    dir.join(p.subdir).is_dir(),
-                    "{}: {} is not in the package",
-                    p.name,
-                    p.subdir
-                );
-                fs::write(done_marker(&dir), format!("{} {}\n", p.package, p.version))?;
-            }
-            Err(e) => {
-                eprintln!("corpus: {} skipped: {e:#}", p.name);
-                failed.push(p.name);
-            }
+        if let Err(e) = ensure_project(p) {
+            eprintln!("corpus: {} skipped: {e:#}", p.name);
+            failed.push(p.name);
         }
     }
     if !failed.is_empty() {
@@ -203,6 +182,38 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     eprintln!("corpus: ready under {}", corpus_dir().display());
     Ok(())
+}
+
+/// The source tree of the corpus project `name` (e.g. `py-django`), fetched first if it is
+/// not there yet. The store benchmark uses it too.
+pub fn project_root(name: &str) -> Result<PathBuf> {
+    let p = PROJECTS
+        .iter()
+        .find(|p| p.name == name)
+        .with_context(|| format!("no corpus project named {name}"))?;
+    ensure_project(p)
+}
+
+fn ensure_project(p: &Project) -> Result<PathBuf> {
+    let dir = project_dir(p);
+    if done_marker(&dir).exists() {
+        eprintln!("corpus: {} present", p.name);
+        return Ok(dir.join(p.subdir));
+    }
+    eprintln!("corpus: fetching {} {} {}", p.name, p.package, p.version);
+    if dir.exists() {
+        fs::remove_dir_all(&dir)?;
+    }
+    fs::create_dir_all(&dir)?;
+    fetch(p, &dir)?;
+    ensure!(
+        dir.join(p.subdir).is_dir(),
+        "{}: {} is not in the package",
+        p.name,
+        p.subdir
+    );
+    fs::write(done_marker(&dir), format!("{} {}\n", p.package, p.version))?;
+    Ok(dir.join(p.subdir))
 }
 
 fn fetch(p: &Project, dir: &Path) -> Result<()> {

@@ -79,70 +79,11 @@ pub(crate) fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Django's source distribution: a real 3,000-file Python tree for the store benchmark.
-const BENCH_CORPUS: (&str, &str) = ("django", "5.1.4");
-
-/// Fetches the benchmark corpus (once, under `target/corpus/`) and runs every benchmark.
+/// Fetches the benchmark corpus (the corpus project `py-django`, a real 3,000-file Python
+/// tree) and runs every benchmark.
 fn bench(rest: &[String]) -> Result<()> {
     let root = workspace_root();
-    let (name, version) = BENCH_CORPUS;
-    let dir = root.join("target").join("corpus");
-    // The sdist's file and top directory name may be capitalised (`Django-5.1.4`).
-    let find_sdist = |dir: &Path| -> Option<PathBuf> {
-        std::fs::read_dir(dir)
-            .ok()?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| {
-                let n = p
-                    .file_name()
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .to_lowercase();
-                n == format!("{name}-{version}.tar.gz")
-            })
-    };
-    if find_sdist(&dir).is_none() {
-        std::fs::create_dir_all(&dir)?;
-        let status = Command::new(python())
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--no-binary=:all:",
-            ])
-            .arg(format!("{name}=={version}"))
-            .arg("-d")
-            .arg(&dir)
-            .status()
-            .context("running pip download")?;
-        if !status.success() {
-            bail!("pip download {name}=={version} failed");
-        }
-    }
-    let sdist = find_sdist(&dir).context("the sdist is not where pip put it")?;
-    let stem = sdist
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .replace(".tar.gz", "");
-    let tree = dir.join(stem);
-    if !tree.exists() {
-        let status = Command::new(python())
-            .args([
-                "-c",
-                "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])",
-            ])
-            .arg(&sdist)
-            .arg(&dir)
-            .status()
-            .context("unpacking the sdist")?;
-        if !status.success() {
-            bail!("could not unpack {}", sdist.display());
-        }
-    }
+    let tree = corpus::project_root("py-django")?;
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(&root)
         .env("REPO_MAPPER_BENCH_CORPUS", &tree)

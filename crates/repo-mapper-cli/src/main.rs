@@ -10,7 +10,6 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Parser;
@@ -240,7 +239,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         })
         .collect::<Result<_, _>>()?;
     let mentioned_idents: BTreeSet<String> = cli.mention_idents.iter().cloned().collect();
-    resolve_anchors(&cli.anchors, &root, &cwd, &mut config)?;
+    resolve_anchors(&cli.anchors, &root, &cwd, &mut config);
 
     let cache_dir = match &config.cache {
         CacheLocation::Dir(d) => Some(d.clone()),
@@ -385,12 +384,7 @@ fn rel_string(root: &Path, abs: &Path) -> Result<String, Failure> {
 /// SPEC §17.4 `--anchor`: `FILE:IDENT` if FILE exists, else `FILE` if it exists, else an
 /// identifier. Files are tried as given (absolute or relative to the current directory)
 /// and relative to the root.
-fn resolve_anchors(
-    values: &[String],
-    root: &Path,
-    cwd: &Path,
-    config: &mut Config,
-) -> Result<(), Failure> {
+fn resolve_anchors(values: &[String], root: &Path, cwd: &Path, config: &mut Config) {
     let existing = |s: &str| -> Option<PathBuf> {
         let p = Path::new(s);
         [absolute(cwd, p), root.join(p)]
@@ -409,7 +403,6 @@ fn resolve_anchors(
             config.anchor_idents.insert(value.clone());
         }
     }
-    Ok(())
 }
 
 /// `--files-from`: paths relative to the root, one per line; blank lines ignored.
@@ -468,16 +461,15 @@ fn report_json(report: Option<&MapReport>, text: Option<&str>, map: &RepoMap) ->
 }
 
 /// The `--progress` bar (also shown when stderr is a terminal and over 1,000 files are
-/// scanned); a no-op otherwise.
+/// scanned); a no-op otherwise. `indicatif::ProgressBar` is a shared handle, safe to update
+/// from the scan's worker threads.
 #[derive(Clone)]
-struct ProgressBar {
-    bar: std::sync::Arc<Mutex<Option<indicatif::ProgressBar>>>,
-}
+struct ProgressBar(Option<indicatif::ProgressBar>);
 
 impl ProgressBar {
     fn new(requested: bool, files: usize) -> ProgressBar {
         let show = requested || (std::io::stderr().is_terminal() && files > 1000);
-        let bar = show.then(|| {
+        ProgressBar(show.then(|| {
             let bar = indicatif::ProgressBar::with_draw_target(
                 Some(files as u64),
                 indicatif::ProgressDrawTarget::stderr(),
@@ -489,21 +481,18 @@ impl ProgressBar {
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             bar
-        });
-        ProgressBar {
-            bar: std::sync::Arc::new(Mutex::new(bar)),
-        }
+        }))
     }
 
     fn update(&self, p: Progress) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some(bar) = &self.0 {
             bar.set_length(p.total as u64);
             bar.set_position(p.done as u64);
         }
     }
 
     fn finish(&self) {
-        if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }
     }
