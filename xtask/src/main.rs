@@ -6,6 +6,7 @@
 //! * `corpus`: fetch the real projects `parity --corpus` runs on.
 
 mod corpus;
+mod lexers;
 mod parity;
 mod vendor;
 
@@ -29,6 +30,7 @@ fn run() -> Result<()> {
     };
     match command.as_str() {
         "vendor-queries" => vendor::run(rest),
+        "vendor-lexers" => lexers::run(rest),
         "snapshots" => snapshots(rest),
         "bench" => bench(rest),
         "parity" => parity::run(rest),
@@ -53,6 +55,8 @@ commands:
   vendor-queries --check         fail when queries/ differs from that source plus queries/patches/
   vendor-queries --record-patches
                                  record the local edits of vendored queries as queries/patches/
+  vendor-lexers [--check]        export pygments' lexer tables (aider profile's identifier fallback)
+                                 into queries/pygments/ (--check: fail when they differ)
   snapshots                      regenerate the insta snapshots (cargo insta semantics, no cargo-insta needed)
   bench                          run the benchmarks; the store's on the Django sdist (fetched from PyPI)
   parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;

@@ -3,17 +3,26 @@
 //!
 //! ```text
 //! cargo run -p repo-mapper-tags --example dump_tags -- [--aider] [--tree] [--query FILE.scm] FILE...
+//! cargo run -p repo-mapper-tags --example dump_tags -- --pygments FILE...
+//! ```
+//!
+//! `--pygments` prints, one per line as JSON strings, the names Aider's pygments fallback
+//! yields for each file as repo-mapper replays it (`== FILE` then the names; `== FILE (not
+//! replayed)` when it cannot be, `== FILE (no language)` for a file the aider dialect skips).
+//!
+//! ```text
 //! ```
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use repo_mapper_tags::{Dialect, Language, extract_source, grammar, read_source};
+use repo_mapper_tags::{Dialect, Language, extract_source, grammar, pygments_names, read_source};
 use tree_sitter::{Parser, Query, QueryCursor, StreamingIterator};
 
 fn main() {
     let mut dialect = Dialect::Default;
     let mut show_tree = false;
+    let mut pygments = false;
     let mut query_file: Option<PathBuf> = None;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -21,11 +30,33 @@ fn main() {
         match arg.as_str() {
             "--aider" => dialect = Dialect::Aider,
             "--tree" => show_tree = true,
+            "--pygments" => pygments = true,
             "--query" => query_file = args.next().map(PathBuf::from),
             _ => files.push(PathBuf::from(arg)),
         }
     }
     for file in files {
+        if pygments {
+            let source = match read_source(&file) {
+                Ok(Some(s)) => s,
+                _ => continue,
+            };
+            let base = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if Language::for_path(&file, Dialect::Aider).is_none() {
+                println!("== {} (no language)", file.display());
+                continue;
+            }
+            match pygments_names(base, &source) {
+                Some(names) => {
+                    println!("== {}", file.display());
+                    for n in names {
+                        println!("{}", serde_json::Value::String(n));
+                    }
+                }
+                None => println!("== {} (not replayed)", file.display()),
+            }
+            continue;
+        }
         let Some(lang) = Language::for_path(&file, dialect) else {
             println!("{}: no supported language", file.display());
             continue;

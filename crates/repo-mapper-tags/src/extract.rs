@@ -81,7 +81,8 @@ pub fn extract_file(fname: &Path, rel_fname: &str, dialect: Dialect) -> io::Resu
 /// Tags come grouped by capture name, in the order the names first appear, each group in
 /// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
 /// them). When the file has definitions but no references, the language's identifier query
-/// supplies references with line −1 (SPEC §3.2). A tree with syntax errors still yields the
+/// supplies references with line −1 (SPEC §3.2); in [`Dialect::Aider`], pygments' lexer
+/// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax errors still yields the
 /// tags its well-formed parts hold. A query that does not compile yields no tags and a
 /// warning (the test suite compiles every embedded query, so this is not expected).
 pub fn extract_source(
@@ -135,6 +136,26 @@ pub fn extract_source(
         }
     }
 
+    if saw_def && !saw_ref {
+        let replayed = match dialect {
+            Dialect::Aider => fname
+                .file_name()
+                .and_then(|base| base.to_str())
+                .and_then(|base| crate::pygments::names(base, source)),
+            Dialect::Default => None,
+        };
+        if let Some(names) = replayed {
+            tags.extend(names.into_iter().map(|name| Tag {
+                rel_fname: Arc::clone(&rel_fname),
+                fname: Arc::clone(&fname),
+                line: -1,
+                name,
+                kind: TagKind::Ref,
+                sub_kind: "identifier",
+            }));
+            return tags;
+        }
+    }
     if saw_def
         && !saw_ref
         && let Some(idents) = &compiled.idents

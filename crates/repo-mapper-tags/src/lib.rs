@@ -33,6 +33,8 @@
 mod extract;
 mod language;
 #[cfg(feature = "extract")]
+mod pygments;
+#[cfg(feature = "extract")]
 mod registry;
 
 use std::path::Path;
@@ -43,6 +45,8 @@ pub use extract::{
     extract_file, extract_source, normalize_newlines, read_source, source_from_bytes,
 };
 pub use language::{Language, filename_to_lang};
+#[cfg(feature = "extract")]
+pub use pygments::names as pygments_names;
 #[cfg(feature = "extract")]
 pub use registry::{
     QueryCompileError, QuerySource, check_queries, grammar, idents_query_source,

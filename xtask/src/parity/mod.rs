@@ -12,7 +12,7 @@
 mod compare;
 mod report;
 mod repos;
-mod tools;
+pub(crate) mod tools;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs;
