@@ -5,7 +5,8 @@
 //! parity virtual environment (`target/parity/venv`), read by
 //! `xtask/python/pygments_export.py` for the languages repo-mapper extracts in the aider
 //! dialect; the licence is copied beside them. `--check` fails when the committed files
-//! differ from a fresh export.
+//! differ from a fresh export, or when the replay (`dump_tags --pygments`) yields other
+//! names than pygments for any file under `fixtures/` (`pygments_replay_check.py`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -58,6 +59,19 @@ pub fn run(args: &[String]) -> Result<()> {
             );
         }
         eprintln!("vendor-lexers: {LEXERS} matches pygments");
+        // The replay itself, file by file against pygments, on every fixture.
+        let status = Command::new(&py)
+            .arg(root.join("xtask/python/pygments_replay_check.py"))
+            .arg("--show")
+            .arg("5")
+            .arg("fixtures")
+            .current_dir(&root)
+            .status()
+            .context("running pygments_replay_check.py")?;
+        ensure!(
+            status.success(),
+            "the aider profile's pygments replay differs from pygments on fixtures/"
+        );
         return Ok(());
     }
     for (path, bytes) in &pairs {

@@ -20,7 +20,8 @@ use std::sync::{Arc, OnceLock};
 use fancy_regex::{Regex, RegexInput};
 use serde_json::Value;
 
-static DATA: &str = include_str!("../../../queries/pygments/lexers.json");
+/// `queries/pygments/lexers.json`, part of [`crate::queries_fingerprint`].
+pub(crate) static DATA: &str = include_str!("../../../queries/pygments/lexers.json");
 
 /// Nesting limit for `using(this)` (a rule lexing its match again with the same lexer):
 /// pygments' lexers nest two or three deep; deeper means a table we do not understand.

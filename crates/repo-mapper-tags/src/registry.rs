@@ -340,8 +340,8 @@ pub fn check_queries(lang: Language) -> Result<(), QueryCompileError> {
     compiled(lang).map(|_| ()).map_err(Clone::clone)
 }
 
-/// A stable fingerprint of every embedded query (FNV-1a over paths and texts), for cache
-/// versioning: it changes whenever any query changes.
+/// A stable fingerprint of every embedded query (FNV-1a over paths and texts) and of the
+/// aider dialect's pygments tables, for cache versioning: it changes whenever any changes.
 pub fn queries_fingerprint() -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
@@ -359,5 +359,7 @@ pub fn queries_fingerprint() -> u64 {
             feed(src.text.as_bytes());
         }
     }
+    // The aider dialect's pygments tables decide its fallback references.
+    feed(crate::pygments::DATA.as_bytes());
     hash
 }
