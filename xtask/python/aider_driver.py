@@ -89,22 +89,27 @@ def load_repomap(comparator, pin_captures=False):
         "sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
         "applied": False,
     }
-    if comparator == "stock":
+    pin = comparator == "pinned" or pin_captures
+    if comparator == "stock" and not pin:
         import aider.repomap as module
 
-        if pin_captures:
-            pin_capture_order(module)
-            patch["capture_order"] = PINNED_CAPTURE_ORDER
         return module, patch
-    if comparator not in ("fixed", "pinned"):
+    if comparator not in ("fixed", "pinned", "stock"):
         raise SystemExit(f"aider_driver: unknown comparator {comparator!r}")
-    count = source.count(PATCH_OLD)
-    if count != 1:
-        raise SystemExit(
-            f"aider_driver: the line to patch was found {count} times in {path} "
-            "(expected exactly once): is this aider-chat 0.86.2?"
-        )
-    patched = source.replace(PATCH_OLD, PATCH_NEW)
+    patched = source
+    edits = []
+    if comparator != "stock":
+        edits.append((PATCH_OLD, PATCH_NEW))
+    if pin:
+        edits.append((PIN_DEFS_OLD, PIN_DEFS_NEW))
+    for old, new in edits:
+        count = patched.count(old)
+        if count != 1:
+            raise SystemExit(
+                f"aider_driver: the line to patch was found {count} times in {path} "
+                f"(expected exactly once): is this aider-chat 0.86.2?\n{old}"
+            )
+        patched = patched.replace(old, new)
     module = types.ModuleType("aider.repomap")
     module.__file__ = str(path)
     module.__package__ = "aider"
@@ -125,11 +130,26 @@ def load_repomap(comparator, pin_captures=False):
         patched_sha256=hashlib.sha256(patched.encode("utf-8")).hexdigest(),
         diff=diff,
     )
-    if comparator == "pinned" or pin_captures:
+    if pin:
         pin_capture_order(module)
         patch["capture_order"] = PINNED_CAPTURE_ORDER
+        patch["definition_order"] = PINNED_DEFINITION_ORDER
     return module, patch
 
+
+# The pinned comparators also list the definitions of one (file, identifier) by line:
+# Aider keeps them in a set of Tag tuples, iterated in string-hash order (PYTHONHASHSEED),
+# so overloads and a typedef beside its struct come out in a per-process order
+# (docs/parity.md R12). repo-mapper lists them by line.
+PIN_DEFS_OLD = "            ranked_tags += list(definitions.get((fname, ident), []))\n"
+PIN_DEFS_NEW = (
+    "            ranked_tags += sorted(definitions.get((fname, ident), []), "
+    "key=lambda t: t.line)\n"
+)
+PINNED_DEFINITION_ORDER = (
+    "get_ranked_tags: each (file, identifier)'s definition set listed by line, "
+    "not in set order"
+)
 
 PINNED_CAPTURE_ORDER = (
     "RepoMap._run_captures wrapped: each capture name's node list sorted by "

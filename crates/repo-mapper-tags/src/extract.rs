@@ -111,7 +111,10 @@ pub fn extract_source(
     let mut tags = Vec::new();
     let mut saw_def = false;
     let mut saw_ref = false;
-    for (name, nodes) in captures_by_name(&compiled.tags, root, bytes, dialect) {
+    let grammar_drops = |capture: &str, node: Node<'_>| {
+        dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
+    };
+    for (name, nodes) in captures_by_name(&compiled.tags, root, bytes, dialect, &grammar_drops) {
         if dialect == Dialect::Aider && aider_never_matches(lang, name) {
             continue;
         }
@@ -160,7 +163,8 @@ pub fn extract_source(
         && !saw_ref
         && let Some(idents) = &compiled.idents
     {
-        for (name, nodes) in captures_by_name(idents, root, bytes, Dialect::Default) {
+        for (name, nodes) in captures_by_name(idents, root, bytes, Dialect::Default, &|_, _| false)
+        {
             let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
                 continue;
             };
@@ -194,6 +198,39 @@ fn aider_never_matches(lang: Language, capture: &str) -> bool {
     )
 }
 
+/// Definitions our grammar finds where the grammar of Aider 0.86.2 (tree-sitter-language-pack
+/// 0.13) builds a different tree, so that Aider never sees them.
+///
+/// * cpp: an out-of-class defaulted special member with no parameters, `A::A() = default;`:
+///   the pack's tree-sitter-cpp reads it as an expression statement (`A::A()` assigned
+///   `default`), tree-sitter-cpp 0.23 as a function definition (docs/parity.md T17).
+fn aider_grammar_drops(lang: Language, capture: &str, node: Node<'_>) -> bool {
+    if lang != Language::Cpp || capture != "name.definition.method" {
+        return false;
+    }
+    let Some(function) = node
+        .parent()
+        .and_then(|q| q.parent())
+        .and_then(|d| (d.kind() == "function_declarator").then_some(d))
+    else {
+        return false;
+    };
+    let no_params = function
+        .child_by_field_name("parameters")
+        .is_some_and(|p| p.named_child_count() == 0);
+    let Some(definition) = function.parent() else {
+        return false;
+    };
+    let mut cursor = definition.walk();
+    let defaulted = definition
+        .children(&mut cursor)
+        .any(|c| c.kind() == "default_method_clause");
+    definition.kind() == "function_definition"
+        && definition.child_by_field_name("type").is_none()
+        && no_params
+        && defaulted
+}
+
 fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -223,6 +260,7 @@ fn captures_by_name<'t>(
     root: Node<'t>,
     source: &[u8],
     dialect: Dialect,
+    drop: &dyn Fn(&str, Node<'t>) -> bool,
 ) -> Vec<(&'static str, Vec<Node<'t>>)> {
     let names = query.capture_names();
     let mut group_of: Vec<Option<usize>> = vec![None; names.len()];
@@ -237,6 +275,9 @@ fn captures_by_name<'t>(
             continue;
         }
         let ci = capture.index as usize;
+        if drop(names[ci], capture.node) {
+            continue;
+        }
         let group = *group_of[ci].get_or_insert_with(|| {
             groups.push((names[ci], Vec::new()));
             groups.len() - 1
@@ -264,6 +305,34 @@ fn row_to_line(row: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aider_drops_what_its_cpp_grammar_reads_as_an_expression() {
+        let src = "class A {\n  A() = default;\n};\nA::A() = default;\nint A::g() = default;\nA::A(int x) = default;\n";
+        let defs = |dialect| -> Vec<(i32, String)> {
+            extract_source(
+                Language::Cpp,
+                src,
+                Arc::from("a.cpp"),
+                Arc::from(Path::new("a.cpp")),
+                dialect,
+            )
+            .into_iter()
+            .filter(|t| t.kind == TagKind::Def && t.sub_kind == "method")
+            .map(|t| (t.line, t.name))
+            .collect()
+        };
+        // Aider's grammar parses line 4 as `A::A()` assigned `default`: no definition, and
+        // the repeated last node (T1) is line 6's.
+        assert_eq!(
+            defs(Dialect::Aider),
+            [(5, "g".into()), (6, "A".into()), (6, "A".into())]
+        );
+        assert_eq!(
+            defs(Dialect::Default),
+            [(4, "A".into()), (5, "g".into()), (6, "A".into())]
+        );
+    }
 
     #[test]
     fn universal_newlines() {
