@@ -201,34 +201,48 @@ fn aider_never_matches(lang: Language, capture: &str) -> bool {
 /// Definitions our grammar finds where the grammar of Aider 0.86.2 (tree-sitter-language-pack
 /// 0.13) builds a different tree, so that Aider never sees them.
 ///
-/// * cpp: an out-of-class defaulted special member with no parameters, `A::A() = default;`:
-///   the pack's tree-sitter-cpp reads it as an expression statement (`A::A()` assigned
-///   `default`), tree-sitter-cpp 0.23 as a function definition (docs/parity.md T17).
+/// * cpp: a function definition with no return type, outside a class body, whose
+///   parameters could be call arguments (none, or bare type names) and whose body is
+///   `= default` or `= 0`: `A::A() = default;`, `WSTR_LENGTH(self) = 0;`. The pack's
+///   tree-sitter-cpp reads these as expression statements (a call assigned `default` or
+///   `0`), tree-sitter-cpp 0.23 as a defaulted or pure virtual function (docs/parity.md T17).
 fn aider_grammar_drops(lang: Language, capture: &str, node: Node<'_>) -> bool {
-    if lang != Language::Cpp || capture != "name.definition.method" {
+    if lang != Language::Cpp || !capture.starts_with("name.definition.") {
         return false;
     }
-    let Some(function) = node
-        .parent()
-        .and_then(|q| q.parent())
-        .and_then(|d| (d.kind() == "function_declarator").then_some(d))
-    else {
+    let mut declarator = node.parent();
+    if declarator.is_some_and(|d| d.kind() == "qualified_identifier") {
+        declarator = declarator.and_then(|d| d.parent());
+    }
+    let Some(function) = declarator.filter(|d| d.kind() == "function_declarator") else {
         return false;
     };
-    let no_params = function
-        .child_by_field_name("parameters")
-        .is_some_and(|p| p.named_child_count() == 0);
     let Some(definition) = function.parent() else {
         return false;
     };
+    if definition.kind() != "function_definition"
+        || definition.child_by_field_name("type").is_some()
+        || definition
+            .parent()
+            .is_some_and(|p| p.kind() == "field_declaration_list")
+    {
+        return false;
+    }
+    let expression_like_params = function.child_by_field_name("parameters").is_some_and(|p| {
+        let mut cursor = p.walk();
+        p.named_children(&mut cursor).all(|param| {
+            param.kind() == "parameter_declaration"
+                && param.named_child_count() == 1
+                && param
+                    .child_by_field_name("type")
+                    .is_some_and(|t| t.kind() == "type_identifier")
+        })
+    });
     let mut cursor = definition.walk();
-    let defaulted = definition
+    let assigned = definition
         .children(&mut cursor)
-        .any(|c| c.kind() == "default_method_clause");
-    definition.kind() == "function_definition"
-        && definition.child_by_field_name("type").is_none()
-        && no_params
-        && defaulted
+        .any(|c| matches!(c.kind(), "default_method_clause" | "pure_virtual_clause"));
+    expression_like_params && assigned
 }
 
 fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
@@ -308,7 +322,7 @@ mod tests {
 
     #[test]
     fn aider_drops_what_its_cpp_grammar_reads_as_an_expression() {
-        let src = "class A {\n  A() = default;\n};\nA::A() = default;\nint A::g() = default;\nA::A(int x) = default;\n";
+        let src = "class A {\n  A() = default;\n};\nA::A() = default;\nint A::g() = default;\nA::A(int x) = default;\nvoid f() {\n#if X\n  LEN(self) = 0;\n#endif\n}\n";
         let defs = |dialect| -> Vec<(i32, String)> {
             extract_source(
                 Language::Cpp,
@@ -318,19 +332,22 @@ mod tests {
                 dialect,
             )
             .into_iter()
-            .filter(|t| t.kind == TagKind::Def && t.sub_kind == "method")
+            .filter(|t| t.kind == TagKind::Def && t.sub_kind != "class" && t.name != "f")
             .map(|t| (t.line, t.name))
             .collect()
         };
-        // Aider's grammar parses line 4 as `A::A()` assigned `default`: no definition, and
-        // the repeated last node (T1) is line 6's.
+        let expect = |v: &[(i32, &str)]| -> Vec<(i32, String)> {
+            v.iter().map(|&(l, n)| (l, n.to_owned())).collect()
+        };
+        // Aider's grammar reads lines 4 and 9 as assignments: no definitions there, and the
+        // repeated last method (T1) is line 6's.
         assert_eq!(
             defs(Dialect::Aider),
-            [(5, "g".into()), (6, "A".into()), (6, "A".into())]
+            expect(&[(2, "A"), (5, "g"), (6, "A"), (6, "A")])
         );
         assert_eq!(
             defs(Dialect::Default),
-            [(4, "A".into()), (5, "g".into()), (6, "A".into())]
+            expect(&[(2, "A"), (9, "LEN"), (4, "A"), (5, "g"), (6, "A")])
         );
     }
 
