@@ -139,6 +139,22 @@ pub fn extract_source(
         }
     }
 
+    if dialect == Dialect::Aider && lang == Language::Python {
+        let constants = aider_python_constants(root);
+        saw_def |= !constants.is_empty();
+        // T1: Aider repeats the last node of the capture name.
+        for node in constants.iter().chain(constants.last()) {
+            tags.push(Tag {
+                rel_fname: Arc::clone(&rel_fname),
+                fname: Arc::clone(&fname),
+                line: row_to_line(node.start_position().row),
+                name: node_text(*node, bytes),
+                kind: TagKind::Def,
+                sub_kind: "constant",
+            });
+        }
+    }
+
     if saw_def && !saw_ref {
         let replayed = match dialect {
             Dialect::Aider => fname
@@ -183,19 +199,50 @@ pub fn extract_source(
     tags
 }
 
-/// Captures of Aider's queries that never match under Aider 0.86.2 because its grammar
-/// builds a different tree, while they do match ours.
+/// Captures of Aider's queries that match other nodes under Aider 0.86.2 because its grammar
+/// builds a different tree.
 ///
 /// * python `name.definition.constant`: the pattern is
-///   `(module (expression_statement (assignment left: (identifier))))`; with
-///   tree-sitter-language-pack 0.13's python grammar py-tree-sitter never matches it
-///   (measured: no module-level constant is ever tagged), with tree-sitter-python 0.25 it
-///   does.
+///   `(module (expression_statement (assignment left: (identifier))))`. The pack's python
+///   grammar (tree-sitter-language-pack 0.13) has no `expression_statement` node between
+///   `module` and a top-level assignment, so the pattern matches only the second assignment
+///   of a chain, `a = b = c` tagging `b` (measured on Django's `trans_null.py`), never `a`;
+///   [`aider_python_constants`] finds those instead.
 fn aider_never_matches(lang: Language, capture: &str) -> bool {
     matches!(
         (lang, capture),
         (Language::Python, "name.definition.constant")
     )
+}
+
+/// The identifiers Aider 0.86.2's python constant pattern captures under its grammar: the
+/// left side of the second assignment of each top-level chained assignment (`b` in
+/// `a = b = c`), in source order. Only the module's direct children are visited.
+fn aider_python_constants(root: Node<'_>) -> Vec<Node<'_>> {
+    let mut found = Vec::new();
+    let mut cursor = root.walk();
+    for statement in root.named_children(&mut cursor) {
+        if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
+            continue;
+        }
+        let Some(outer) = statement
+            .named_child(0)
+            .filter(|n| n.kind() == "assignment")
+        else {
+            continue;
+        };
+        let mut inner_cursor = outer.walk();
+        for inner in outer.named_children(&mut inner_cursor) {
+            if inner.kind() == "assignment"
+                && let Some(left) = inner
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")
+            {
+                found.push(left);
+            }
+        }
+    }
+    found
 }
 
 /// Definitions our grammar finds where the grammar of Aider 0.86.2 (tree-sitter-language-pack
@@ -348,6 +395,34 @@ mod tests {
         assert_eq!(
             defs(Dialect::Default),
             expect(&[(2, "A"), (9, "LEN"), (4, "A"), (5, "g"), (6, "A")])
+        );
+    }
+
+    #[test]
+    fn aider_python_constants_follow_its_grammar() {
+        let src = "a = 1\nb = c = d = 2\ndef f():\n    x = y = 3\n";
+        let consts = |dialect| -> Vec<(i32, String)> {
+            extract_source(
+                Language::Python,
+                src,
+                Arc::from("a.py"),
+                Arc::from(Path::new("a.py")),
+                dialect,
+            )
+            .into_iter()
+            .filter(|t| t.sub_kind == "constant")
+            .map(|t| (t.line, t.name))
+            .collect()
+        };
+        // Aider's python grammar matches only the second assignment of a top-level chain,
+        // and repeats the last capture (T1).
+        assert_eq!(
+            consts(Dialect::Aider),
+            [(2, "c".to_owned()), (2, "c".to_owned())]
+        );
+        assert_eq!(
+            consts(Dialect::Default),
+            [(1, "a".to_owned()), (2, "b".to_owned())]
         );
     }
 
