@@ -82,8 +82,8 @@ pub fn extract_file(fname: &Path, rel_fname: &str, dialect: Dialect) -> io::Resu
 /// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
 /// them). When the file has definitions but no references, the language's identifier query
 /// supplies references with line −1 (SPEC §3.2); in [`Dialect::Aider`], pygments' lexer
-/// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax errors still yields the
-/// tags its well-formed parts hold. A query that does not compile yields no tags and a
+/// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax
+/// errors still yields the tags its well-formed parts hold. A query that does not compile yields no tags and a
 /// warning (the test suite compiles every embedded query, so this is not expected).
 pub fn extract_source(
     lang: Language,
@@ -108,6 +108,14 @@ pub fn extract_source(
     let root = tree.root_node();
     let bytes = source.as_bytes();
 
+    let tag = |line: i32, name: String, kind: TagKind, sub_kind: &'static str| Tag {
+        rel_fname: Arc::clone(&rel_fname),
+        fname: Arc::clone(&fname),
+        line,
+        name,
+        kind,
+        sub_kind,
+    };
     let mut tags = Vec::new();
     let mut saw_def = false;
     let mut saw_ref = false;
@@ -128,14 +136,8 @@ pub fn extract_source(
             continue;
         };
         for node in nodes {
-            tags.push(Tag {
-                rel_fname: Arc::clone(&rel_fname),
-                fname: Arc::clone(&fname),
-                line: row_to_line(node.start_position().row),
-                name: node_text(node, bytes),
-                kind,
-                sub_kind,
-            });
+            let line = row_to_line(node.start_position().row);
+            tags.push(tag(line, node_text(node, bytes), kind, sub_kind));
         }
     }
 
@@ -144,14 +146,8 @@ pub fn extract_source(
         saw_def |= !constants.is_empty();
         // T1: Aider repeats the last node of the capture name.
         for node in constants.iter().chain(constants.last()) {
-            tags.push(Tag {
-                rel_fname: Arc::clone(&rel_fname),
-                fname: Arc::clone(&fname),
-                line: row_to_line(node.start_position().row),
-                name: node_text(*node, bytes),
-                kind: TagKind::Def,
-                sub_kind: "constant",
-            });
+            let line = row_to_line(node.start_position().row);
+            tags.push(tag(line, node_text(*node, bytes), TagKind::Def, "constant"));
         }
     }
 
@@ -164,14 +160,11 @@ pub fn extract_source(
             Dialect::Default => None,
         };
         if let Some(names) = replayed {
-            tags.extend(names.into_iter().map(|name| Tag {
-                rel_fname: Arc::clone(&rel_fname),
-                fname: Arc::clone(&fname),
-                line: -1,
-                name,
-                kind: TagKind::Ref,
-                sub_kind: "identifier",
-            }));
+            tags.extend(
+                names
+                    .into_iter()
+                    .map(|name| tag(-1, name, TagKind::Ref, "identifier")),
+            );
             return tags;
         }
     }
@@ -185,14 +178,7 @@ pub fn extract_source(
                 continue;
             };
             for node in nodes {
-                tags.push(Tag {
-                    rel_fname: Arc::clone(&rel_fname),
-                    fname: Arc::clone(&fname),
-                    line: -1,
-                    name: node_text(node, bytes),
-                    kind: TagKind::Ref,
-                    sub_kind,
-                });
+                tags.push(tag(-1, node_text(node, bytes), TagKind::Ref, sub_kind));
             }
         }
     }
@@ -367,21 +353,33 @@ fn row_to_line(row: usize) -> i32 {
 mod tests {
     use super::*;
 
+    /// (line, name) of the tags of `src` that `keep` selects.
+    fn lines_names(
+        lang: Language,
+        src: &str,
+        dialect: Dialect,
+        keep: impl Fn(&Tag) -> bool,
+    ) -> Vec<(i32, String)> {
+        extract_source(
+            lang,
+            src,
+            Arc::from("a"),
+            Arc::from(Path::new("a")),
+            dialect,
+        )
+        .into_iter()
+        .filter(|t| keep(t))
+        .map(|t| (t.line, t.name))
+        .collect()
+    }
+
     #[test]
     fn aider_drops_what_its_cpp_grammar_reads_as_an_expression() {
         let src = "class A {\n  A() = default;\n};\nA::A() = default;\nint A::g() = default;\nA::A(int x) = default;\nvoid f() {\n#if X\n  LEN(self) = 0;\n#endif\n}\n";
-        let defs = |dialect| -> Vec<(i32, String)> {
-            extract_source(
-                Language::Cpp,
-                src,
-                Arc::from("a.cpp"),
-                Arc::from(Path::new("a.cpp")),
-                dialect,
-            )
-            .into_iter()
-            .filter(|t| t.kind == TagKind::Def && t.sub_kind != "class" && t.name != "f")
-            .map(|t| (t.line, t.name))
-            .collect()
+        let defs = |dialect| {
+            lines_names(Language::Cpp, src, dialect, |t| {
+                t.kind == TagKind::Def && t.sub_kind != "class" && t.name != "f"
+            })
         };
         let expect = |v: &[(i32, &str)]| -> Vec<(i32, String)> {
             v.iter().map(|&(l, n)| (l, n.to_owned())).collect()
@@ -401,19 +399,8 @@ mod tests {
     #[test]
     fn aider_python_constants_follow_its_grammar() {
         let src = "a = 1\nb = c = d = 2\ndef f():\n    x = y = 3\n";
-        let consts = |dialect| -> Vec<(i32, String)> {
-            extract_source(
-                Language::Python,
-                src,
-                Arc::from("a.py"),
-                Arc::from(Path::new("a.py")),
-                dialect,
-            )
-            .into_iter()
-            .filter(|t| t.sub_kind == "constant")
-            .map(|t| (t.line, t.name))
-            .collect()
-        };
+        let consts =
+            |dialect| lines_names(Language::Python, src, dialect, |t| t.sub_kind == "constant");
         // Aider's python grammar matches only the second assignment of a top-level chain,
         // and repeats the last capture (T1).
         assert_eq!(

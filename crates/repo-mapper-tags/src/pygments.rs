@@ -15,7 +15,7 @@
 //! the `-idents.scm` query. `docs/parity.md` (T8) lists what is covered.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use fancy_regex::{Regex, RegexInput};
 use serde_json::Value;
@@ -333,15 +333,21 @@ fn clamp(score: f64) -> f64 {
     score.clamp(0.0, 1.0)
 }
 
-fn search(pattern: &str, text: &str) -> bool {
-    static CACHE: OnceLock<std::sync::Mutex<HashMap<String, Regex>>> = OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let re = cache
-        .entry(pattern.to_owned())
-        .or_insert_with(|| Regex::new(pattern).expect("valid analyse_text pattern"));
+/// Whether `pattern` (one of the fixed `analyse_text` patterns) occurs in `text`. Compiled
+/// patterns are cached; the lock is released before the search, so rayon workers analysing
+/// different files do not wait on each other.
+fn search(pattern: &'static str, text: &str) -> bool {
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, Arc<Regex>>>> = OnceLock::new();
+    let re =
+        {
+            let mut cache = CACHE
+                .get_or_init(Default::default)
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(cache.entry(pattern).or_insert_with(|| {
+                Arc::new(Regex::new(pattern).expect("valid analyse_text pattern"))
+            }))
+        };
     re.is_match(text).unwrap_or(false)
 }
 
