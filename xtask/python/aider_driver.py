@@ -140,7 +140,7 @@ def load_repomap(comparator, pin_captures=False):
 # The pinned comparators also list the definitions of one (file, identifier) by line:
 # Aider keeps them in a set of Tag tuples, iterated in string-hash order (PYTHONHASHSEED),
 # so overloads and a typedef beside its struct come out in a per-process order
-# (docs/parity.md R12). repo-mapper lists them by line.
+# (docs/parity.md R3). repo-mapper lists them by line.
 PIN_DEFS_OLD = "            ranked_tags += list(definitions.get((fname, ident), []))\n"
 PIN_DEFS_NEW = (
     "            ranked_tags += sorted(definitions.get((fname, ident), []), "

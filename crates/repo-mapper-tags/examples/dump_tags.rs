@@ -9,9 +9,6 @@
 //! `--pygments` prints, one per line as JSON strings, the names Aider's pygments fallback
 //! yields for each file as repo-mapper replays it (`== FILE` then the names; `== FILE (not
 //! replayed)` when it cannot be, `== FILE (no language)` for a file the aider dialect skips).
-//!
-//! ```text
-//! ```
 
 use std::path::PathBuf;
 use std::sync::Arc;

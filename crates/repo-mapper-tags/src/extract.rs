@@ -151,27 +151,20 @@ pub fn extract_source(
         }
     }
 
-    if saw_def && !saw_ref {
-        let replayed = match dialect {
-            Dialect::Aider => fname
-                .file_name()
-                .and_then(|base| base.to_str())
-                .and_then(|base| crate::pygments::names(base, source)),
-            Dialect::Default => None,
-        };
-        if let Some(names) = replayed {
-            tags.extend(
-                names
-                    .into_iter()
-                    .map(|name| tag(-1, name, TagKind::Ref, "identifier")),
-            );
-            return tags;
-        }
+    if !saw_def || saw_ref {
+        return tags;
     }
-    if saw_def
-        && !saw_ref
-        && let Some(idents) = &compiled.idents
-    {
+    let replayed = match dialect {
+        Dialect::Aider => fname
+            .file_name()
+            .and_then(|base| base.to_str())
+            .and_then(|base| crate::pygments::names(base, source)),
+        Dialect::Default => None,
+    };
+    if let Some(names) = replayed {
+        let refs = names.into_iter();
+        tags.extend(refs.map(|name| tag(-1, name, TagKind::Ref, "identifier")));
+    } else if let Some(idents) = &compiled.idents {
         for (name, nodes) in captures_by_name(idents, root, bytes, Dialect::Default, &|_, _| false)
         {
             let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
