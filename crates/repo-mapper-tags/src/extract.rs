@@ -1,13 +1,17 @@
 //! Running the tag queries over a parsed file.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use tree_sitter::{
+    Node, ParseOptions, ParseState, Parser, Point, Query, QueryCursor, QueryCursorOptions,
+    QueryCursorState, StreamingIterator, Tree,
+};
 
+use crate::limits::{CutShort, Deadline, Limits};
 use crate::registry::{self, Compiled};
 use crate::{Dialect, Language, Tag, TagKind};
 
@@ -76,15 +80,8 @@ pub fn extract_file(fname: &Path, rel_fname: &str, dialect: Dialect) -> io::Resu
     ))
 }
 
-/// Extracts the tags of `source`, a file in language `lang`.
-///
-/// Tags come grouped by capture name, in the order the names first appear, each group in
-/// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
-/// them). When the file has definitions but no references, the language's identifier query
-/// supplies references with line −1 (SPEC §3.2); in [`Dialect::Aider`], pygments' lexer
-/// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax
-/// errors still yields the tags its well-formed parts hold. A query that does not compile yields no tags and a
-/// warning (the test suite compiles every embedded query, so this is not expected).
+/// Extracts the tags of `source`, a file in language `lang`, within the default
+/// [`Limits`]; see [`extract_source_within`].
 pub fn extract_source(
     lang: Language,
     source: &str,
@@ -92,90 +89,203 @@ pub fn extract_source(
     fname: Arc<Path>,
     dialect: Dialect,
 ) -> Vec<Tag> {
+    extract_source_within(lang, source, rel_fname, fname, dialect, &Limits::default()).tags
+}
+
+/// The tags of one file, and whether its extraction was cut short.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Extraction {
+    /// The tags found (all of them unless `cut_short`).
+    pub tags: Vec<Tag>,
+    /// Set when the file's time ran out: which step stopped.
+    pub cut_short: Option<CutShort>,
+}
+
+/// Extracts the tags of `source`, a file in language `lang`, spending at most
+/// `limits.time_per_file` on it.
+///
+/// Tags come grouped by capture name, in the order the names first appear, each group in
+/// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
+/// them). When the file has definitions but no references, the language's identifier query
+/// supplies references with line −1 (SPEC §3.2); in [`Dialect::Aider`], pygments' lexer
+/// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax
+/// errors still yields the tags its well-formed parts hold. A query that does not compile
+/// yields no tags and a warning (the test suite compiles every embedded query, so this is
+/// not expected). When time runs out, parsing yields no tags and a query keeps the tags
+/// found so far ([`Extraction::cut_short`]).
+pub fn extract_source_within(
+    lang: Language,
+    source: &str,
+    rel_fname: Arc<str>,
+    fname: Arc<Path>,
+    dialect: Dialect,
+    limits: &Limits,
+) -> Extraction {
     if source.is_empty() {
-        return Vec::new();
+        return Extraction::default();
     }
     let compiled: &'static Compiled = match registry::compiled(lang) {
         Ok(c) => c,
         Err(err) => {
             tracing::warn!("{err}");
-            return Vec::new();
+            return Extraction::default();
         }
     };
-    let Some(tree) = parse(lang, source) else {
-        return Vec::new();
+    let deadline = limits.deadline();
+    let tree = match parse_before(lang, source, deadline) {
+        Parsed::Tree(tree) => tree,
+        Parsed::Failed => return Extraction::default(),
+        Parsed::OutOfTime => {
+            return Extraction {
+                tags: Vec::new(),
+                cut_short: Some(CutShort::Parse),
+            };
+        }
     };
-    let root = tree.root_node();
-    let bytes = source.as_bytes();
+    let file = FileRun {
+        lang,
+        dialect,
+        bytes: source.as_bytes(),
+        rel_fname,
+        fname,
+        deadline,
+    };
+    file.tags(compiled, tree.root_node(), source)
+}
 
-    let tag = |line: i32, name: String, kind: TagKind, sub_kind: &'static str| Tag {
-        rel_fname: Arc::clone(&rel_fname),
-        fname: Arc::clone(&fname),
-        line,
-        name,
-        kind,
-        sub_kind,
-    };
-    let mut tags = Vec::new();
-    let mut saw_def = false;
-    let mut saw_ref = false;
-    let grammar_drops = |capture: &str, node: Node<'_>| {
-        dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
-    };
-    for (name, nodes) in captures_by_name(&compiled.tags, root, bytes, dialect, &grammar_drops) {
-        if dialect == Dialect::Aider && aider_never_matches(lang, name) {
-            continue;
-        }
-        let (kind, sub_kind) = if let Some(sub) = name.strip_prefix(DEF_PREFIX) {
-            saw_def = true;
-            (TagKind::Def, sub)
-        } else if let Some(sub) = name.strip_prefix(REF_PREFIX) {
-            saw_ref = true;
-            (TagKind::Ref, sub)
-        } else {
-            continue;
-        };
-        for node in nodes {
-            let line = row_to_line(node.start_position().row);
-            tags.push(tag(line, node_text(node, bytes), kind, sub_kind));
+/// One file's extraction after parsing: what every step needs.
+struct FileRun<'s> {
+    lang: Language,
+    dialect: Dialect,
+    bytes: &'s [u8],
+    rel_fname: Arc<str>,
+    fname: Arc<Path>,
+    deadline: Deadline,
+}
+
+impl FileRun<'_> {
+    fn tag(&self, line: i32, name: String, kind: TagKind, sub_kind: &'static str) -> Tag {
+        Tag {
+            rel_fname: Arc::clone(&self.rel_fname),
+            fname: Arc::clone(&self.fname),
+            line,
+            name,
+            kind,
+            sub_kind,
         }
     }
 
-    if dialect == Dialect::Aider && lang == Language::Python {
+    /// The tags query, the aider dialect's python constants, then the reference fallback.
+    fn tags(&self, compiled: &'static Compiled, root: Node<'_>, source: &str) -> Extraction {
+        let (lang, dialect) = (self.lang, self.dialect);
+        let grammar_drops = |capture: &str, node: Node<'_>| {
+            dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
+        };
+        let (groups, out_of_time) = captures_by_name(
+            &compiled.tags,
+            root,
+            self.bytes,
+            dialect,
+            &grammar_drops,
+            self.deadline,
+        );
+        let mut tags = Vec::new();
+        let mut saw_def = false;
+        let mut saw_ref = false;
+        for (name, nodes) in groups {
+            if dialect == Dialect::Aider && aider_never_matches(lang, name) {
+                continue;
+            }
+            let (kind, sub_kind) = if let Some(sub) = name.strip_prefix(DEF_PREFIX) {
+                saw_def = true;
+                (TagKind::Def, sub)
+            } else if let Some(sub) = name.strip_prefix(REF_PREFIX) {
+                saw_ref = true;
+                (TagKind::Ref, sub)
+            } else {
+                continue;
+            };
+            for node in nodes {
+                let line = row_to_line(node.start_position().row);
+                tags.push(self.tag(line, node_text(node, self.bytes), kind, sub_kind));
+            }
+        }
+        if dialect == Dialect::Aider && lang == Language::Python {
+            saw_def |= self.push_aider_python_constants(root, &mut tags);
+        }
+        let mut cut_short = out_of_time.then_some(CutShort::Query);
+        if saw_def
+            && !saw_ref
+            && cut_short.is_none()
+            && !self.push_fallback_refs(compiled, root, source, &mut tags)
+        {
+            cut_short = Some(CutShort::Query);
+        }
+        Extraction { tags, cut_short }
+    }
+
+    /// Pushes what Aider's python constant pattern captures; whether there was any.
+    fn push_aider_python_constants(&self, root: Node<'_>, tags: &mut Vec<Tag>) -> bool {
         let constants = aider_python_constants(root);
-        saw_def |= !constants.is_empty();
         // T1: Aider repeats the last node of the capture name.
         for node in constants.iter().chain(constants.last()) {
             let line = row_to_line(node.start_position().row);
-            tags.push(tag(line, node_text(*node, bytes), TagKind::Def, "constant"));
+            tags.push(self.tag(line, node_text(*node, self.bytes), TagKind::Def, "constant"));
         }
+        !constants.is_empty()
     }
 
-    if !saw_def || saw_ref {
-        return tags;
-    }
-    let replayed = match dialect {
-        Dialect::Aider => fname
-            .file_name()
-            .and_then(|base| base.to_str())
-            .and_then(|base| crate::pygments::names(base, source)),
-        Dialect::Default => None,
-    };
-    if let Some(names) = replayed {
-        let refs = names.into_iter();
-        tags.extend(refs.map(|name| tag(-1, name, TagKind::Ref, "identifier")));
-    } else if let Some(idents) = &compiled.idents {
-        for (name, nodes) in captures_by_name(idents, root, bytes, Dialect::Default, &|_, _| false)
-        {
+    /// Pushes the references of a file with definitions and none: pygments' names replayed
+    /// (aider dialect, where it can be) or the identifier query's. False when time ran out.
+    fn push_fallback_refs(
+        &self,
+        compiled: &'static Compiled,
+        root: Node<'_>,
+        source: &str,
+        tags: &mut Vec<Tag>,
+    ) -> bool {
+        let replayed = match self.dialect {
+            Dialect::Aider => self
+                .fname
+                .file_name()
+                .and_then(|base| base.to_str())
+                .and_then(|base| crate::pygments::names_before(base, source, self.deadline)),
+            Dialect::Default => None,
+        };
+        if self.deadline.expired() {
+            return false;
+        }
+        if let Some(names) = replayed {
+            tags.extend(
+                names
+                    .into_iter()
+                    .map(|name| self.tag(-1, name, TagKind::Ref, "identifier")),
+            );
+            return true;
+        }
+        let Some(idents) = &compiled.idents else {
+            return true;
+        };
+        let no_drops = |_: &str, _: Node<'_>| false;
+        let (groups, out_of_time) = captures_by_name(
+            idents,
+            root,
+            self.bytes,
+            Dialect::Default,
+            &no_drops,
+            self.deadline,
+        );
+        for (name, nodes) in groups {
             let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
                 continue;
             };
             for node in nodes {
-                tags.push(tag(-1, node_text(node, bytes), TagKind::Ref, sub_kind));
+                tags.push(self.tag(-1, node_text(node, self.bytes), TagKind::Ref, sub_kind));
             }
         }
+        !out_of_time
     }
-    tags
 }
 
 /// Captures of Aider's queries that match other nodes under Aider 0.86.2 because its grammar
@@ -271,7 +381,19 @@ fn aider_grammar_drops(lang: Language, capture: &str, node: Node<'_>) -> bool {
     expression_like_params && assigned
 }
 
-fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
+/// What parsing a file within its time gave.
+enum Parsed {
+    Tree(Tree),
+    /// The grammar could not be loaded, or tree-sitter gave up for another reason.
+    Failed,
+    /// The deadline passed first.
+    OutOfTime,
+}
+
+fn parse_before(lang: Language, source: &str, deadline: Deadline) -> Parsed {
+    if deadline.expired() {
+        return Parsed::OutOfTime;
+    }
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = match parsers.entry(lang) {
@@ -280,13 +402,37 @@ fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
                 let mut parser = Parser::new();
                 if let Err(err) = parser.set_language(&registry::grammar(lang)) {
                     tracing::warn!("cannot load the {lang} grammar: {err}");
-                    return None;
+                    return Parsed::Failed;
                 }
                 e.insert(parser)
             }
         };
-        parser.parse(source, None)
+        let mut out_of_time = |_: &ParseState| deadline.expired();
+        let options = ParseOptions::new().progress_callback(&mut out_of_time);
+        let bytes = source.as_bytes();
+        let mut read = |at: usize, _: Point| bytes.get(at..).unwrap_or_default();
+        match parser.parse_with_options(&mut read, None, Some(options)) {
+            Some(tree) => Parsed::Tree(tree),
+            None => {
+                // A cancelled parse leaves state behind for resuming; we never resume.
+                parser.reset();
+                if deadline.expired() {
+                    Parsed::OutOfTime
+                } else {
+                    Parsed::Failed
+                }
+            }
+        }
     })
+}
+
+/// Parses `source` as `lang` within `limits`: `None` when the grammar cannot be loaded or
+/// time runs out (for callers that parse again what extraction parsed, such as rendering).
+pub fn parse_within(lang: Language, source: &str, limits: &Limits) -> Option<Tree> {
+    match parse_before(lang, source, limits.deadline()) {
+        Parsed::Tree(tree) => Some(tree),
+        Parsed::Failed | Parsed::OutOfTime => None,
+    }
 }
 
 /// Captures of `query`, grouped by capture name in order of first appearance, each node
@@ -295,20 +441,29 @@ fn parse(lang: Language, source: &str) -> Option<tree_sitter::Tree> {
 /// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
 /// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
 /// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
+/// The flag is set when `deadline` stopped the query (the groups hold what came before).
 fn captures_by_name<'t>(
     query: &'static Query,
     root: Node<'t>,
     source: &[u8],
     dialect: Dialect,
     drop: &dyn Fn(&str, Node<'t>) -> bool,
-) -> Vec<(&'static str, Vec<Node<'t>>)> {
+    deadline: Deadline,
+) -> (Vec<(&'static str, Vec<Node<'t>>)>, bool) {
     let names = query.capture_names();
     let mut group_of: Vec<Option<usize>> = vec![None; names.len()];
     let mut groups: Vec<(&'static str, Vec<Node<'t>>)> = Vec::new();
     let mut seen: HashSet<(u32, usize)> = HashSet::new();
 
+    let out_of_time = Cell::new(false);
+    let mut check = |_: &QueryCursorState| {
+        let expired = deadline.expired();
+        out_of_time.set(expired);
+        expired
+    };
     let mut cursor = QueryCursor::new();
-    let mut captures = cursor.captures(query, root, source);
+    let options = QueryCursorOptions::new().progress_callback(&mut check);
+    let mut captures = cursor.captures_with_options(query, root, source, options);
     while let Some((m, index)) = captures.next() {
         let capture = m.captures[*index];
         if !seen.insert((capture.index, capture.node.id())) {
@@ -331,7 +486,7 @@ fn captures_by_name<'t>(
             }
         }
     }
-    groups
+    (groups, out_of_time.get())
 }
 
 fn node_text(node: Node<'_>, source: &[u8]) -> String {

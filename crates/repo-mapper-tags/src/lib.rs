@@ -32,6 +32,7 @@
 #[cfg(feature = "extract")]
 mod extract;
 mod language;
+mod limits;
 #[cfg(feature = "extract")]
 mod pygments;
 #[cfg(feature = "extract")]
@@ -42,9 +43,11 @@ use std::sync::Arc;
 
 #[cfg(feature = "extract")]
 pub use extract::{
-    extract_file, extract_source, normalize_newlines, read_source, source_from_bytes,
+    Extraction, extract_file, extract_source, extract_source_within, normalize_newlines,
+    parse_within, read_source, source_from_bytes,
 };
 pub use language::{Language, filename_to_lang};
+pub use limits::{CutShort, Deadline, Limits};
 #[cfg(feature = "extract")]
 pub use pygments::names as pygments_names;
 #[cfg(feature = "extract")]

@@ -16,9 +16,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use fancy_regex::{Regex, RegexInput};
 use serde_json::Value;
+
+use crate::limits::{Deadline, Limits};
 
 /// `queries/pygments/lexers.json`, part of [`crate::queries_fingerprint`].
 pub(crate) static DATA: &str = include_str!("../../../queries/pygments/lexers.json");
@@ -31,6 +34,15 @@ const MAX_DEPTH: usize = 16;
 /// for the file whose base name is `file_name`; `Some(vec![])` when pygments has no lexer
 /// for the name (Aider then adds no references); `None` when this cannot be replayed.
 pub fn names(file_name: &str, source: &str) -> Option<Vec<String>> {
+    names_before(file_name, source, Limits::new(Duration::MAX).deadline())
+}
+
+/// [`names`], giving up (`None`) when `deadline` passes.
+pub(crate) fn names_before(
+    file_name: &str,
+    source: &str,
+    deadline: Deadline,
+) -> Option<Vec<String>> {
     let data = data()?;
     let lexer = match choose_lexer(data, file_name, source) {
         Choice::NoLexer => return Some(Vec::new()),
@@ -40,7 +52,8 @@ pub fn names(file_name: &str, source: &str) -> Option<Vec<String>> {
     let def = data.lexers.get(lexer)?;
     let text = preprocess(source);
     let mut out = Vec::new();
-    lex(data, def, &text, &["root"], 0, &mut |token, value| {
+    let run = Run { data, deadline };
+    run.lex(def, &text, &["root"], 0, &mut |token, value| {
         if is_name(token) && !(token == "Token.Name" && def.retype.contains(value)) {
             out.push(value.to_owned());
         }
@@ -438,171 +451,189 @@ fn shebang_matches(text: &str, name: &str) -> bool {
 #[derive(Debug)]
 struct GiveUp;
 
-/// `RegexLexer.get_tokens_unprocessed` over `text` from `stack`, calling `emit` with each
-/// token type and text.
-fn lex(
-    data: &Data,
-    def: &LexerDef,
-    text: &str,
-    stack: &[&str],
-    depth: usize,
-    emit: &mut dyn FnMut(&str, &str),
-) -> Result<(), GiveUp> {
-    if depth > MAX_DEPTH {
-        return Err(GiveUp);
-    }
-    let mut states: Vec<&str> = stack.to_vec();
-    let mut rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
-    let mut pos = 0;
-    // Guards against a table that matches the empty string without changing state.
-    let mut empty_steps = 0usize;
-    'outer: loop {
-        for rule in rules {
-            let Some(regex) = rule
-                .regex
-                .get_or_init(|| match Regex::new(&rule.pattern) {
-                    Ok(r) => Some(r),
-                    Err(e) => {
-                        tracing::debug!("pygments pattern rejected: {e}: {}", rule.pattern);
-                        None
-                    }
-                })
-                .as_ref()
-            else {
+/// One replay: the tables and the time it may take.
+struct Run<'d> {
+    data: &'d Data,
+    deadline: Deadline,
+}
+
+/// Rule attempts between two looks at the clock.
+const STEPS_PER_CLOCK_CHECK: u32 = 256;
+
+impl Run<'_> {
+    /// `RegexLexer.get_tokens_unprocessed` over `text` from `stack`, calling `emit` with
+    /// each token type and text; gives up when the deadline passes.
+    fn lex(
+        &self,
+        def: &LexerDef,
+        text: &str,
+        stack: &[&str],
+        depth: usize,
+        emit: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), GiveUp> {
+        if depth > MAX_DEPTH {
+            return Err(GiveUp);
+        }
+        let mut states: Vec<&str> = stack.to_vec();
+        let mut rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
+        let mut pos = 0;
+        // Guards against a table that matches the empty string without changing state.
+        let mut empty_steps = 0usize;
+        let mut steps = 0u32;
+        'outer: loop {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(STEPS_PER_CLOCK_CHECK) && self.deadline.expired() {
                 return Err(GiveUp);
-            };
-            let input = || RegexInput::new(text).from_pos(pos).anchored(true);
-            // Most rules tried at a position do not match, and a plain match is much cheaper
-            // to look for than groups; only `bygroups` needs them, once it has matched.
-            let Some(whole) = regex.find_input(input()).map_err(|_| GiveUp)? else {
-                continue;
-            };
-            if whole.start() != pos {
-                continue;
             }
-            match &rule.action {
-                Action::None => {}
-                Action::Token(t) => emit(t, whole.as_str()),
-                Action::Groups(groups) => {
-                    let caps = regex
-                        .captures_input(input())
-                        .map_err(|_| GiveUp)?
-                        .filter(|c| c.get(0).is_some_and(|m| m.range() == whole.range()))
-                        .ok_or(GiveUp)?;
-                    for (i, action) in groups.iter().enumerate() {
-                        let Some(g) = caps.get(i + 1) else { continue };
-                        match action {
-                            Action::None => {}
-                            Action::Token(t) => {
-                                if !g.as_str().is_empty() {
-                                    emit(t, g.as_str());
-                                }
-                            }
-                            Action::Using { lexer, stack } => {
-                                using(data, def, lexer, stack, g.as_str(), depth, emit)?;
-                            }
-                            Action::Groups(_) => return Err(GiveUp),
+            for rule in rules {
+                let Some(regex) = rule
+                    .regex
+                    .get_or_init(|| match Regex::new(&rule.pattern) {
+                        Ok(r) => Some(r),
+                        Err(e) => {
+                            tracing::debug!("pygments pattern rejected: {e}: {}", rule.pattern);
+                            None
                         }
-                    }
-                }
-                Action::Using { lexer, stack } => {
-                    using(data, def, lexer, stack, whole.as_str(), depth, emit)?;
-                }
-            }
-            let advanced = whole.end() > pos;
-            pos = whole.end();
-            match &rule.next {
-                Next::None => {}
-                Next::Pop(n) => {
-                    if *n >= states.len() {
-                        states.truncate(1);
-                    } else {
-                        states.truncate(states.len() - n);
-                    }
-                }
-                Next::States(list) => {
-                    for s in list {
-                        match s.as_str() {
-                            "#pop" => {
-                                if states.len() > 1 {
-                                    states.pop();
-                                }
-                            }
-                            "#push" => {
-                                let top = states.last().copied().unwrap_or("root");
-                                states.push(top);
-                            }
-                            other => states.push(other),
-                        }
-                    }
-                }
-            }
-            if !matches!(rule.next, Next::None) {
-                rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
-            }
-            if advanced {
-                empty_steps = 0;
-            } else {
-                empty_steps += 1;
-                if empty_steps > 10_000 {
+                    })
+                    .as_ref()
+                else {
                     return Err(GiveUp);
+                };
+                let input = || RegexInput::new(text).from_pos(pos).anchored(true);
+                // Most rules tried at a position do not match, and a plain match is much cheaper
+                // to look for than groups; only `bygroups` needs them, once it has matched.
+                let Some(whole) = regex.find_input(input()).map_err(|_| GiveUp)? else {
+                    continue;
+                };
+                if whole.start() != pos {
+                    continue;
                 }
+                match &rule.action {
+                    Action::None => {}
+                    Action::Token(t) => emit(t, whole.as_str()),
+                    Action::Groups(groups) => {
+                        let caps = regex
+                            .captures_input(input())
+                            .map_err(|_| GiveUp)?
+                            .filter(|c| c.get(0).is_some_and(|m| m.range() == whole.range()))
+                            .ok_or(GiveUp)?;
+                        for (i, action) in groups.iter().enumerate() {
+                            let Some(g) = caps.get(i + 1) else { continue };
+                            match action {
+                                Action::None => {}
+                                Action::Token(t) => {
+                                    if !g.as_str().is_empty() {
+                                        emit(t, g.as_str());
+                                    }
+                                }
+                                Action::Using { lexer, stack } => {
+                                    self.using(def, lexer, stack, g.as_str(), depth, emit)?;
+                                }
+                                Action::Groups(_) => return Err(GiveUp),
+                            }
+                        }
+                    }
+                    Action::Using { lexer, stack } => {
+                        self.using(def, lexer, stack, whole.as_str(), depth, emit)?;
+                    }
+                }
+                let advanced = whole.end() > pos;
+                pos = whole.end();
+                match &rule.next {
+                    Next::None => {}
+                    Next::Pop(n) => {
+                        if *n >= states.len() {
+                            states.truncate(1);
+                        } else {
+                            states.truncate(states.len() - n);
+                        }
+                    }
+                    Next::States(list) => {
+                        for s in list {
+                            match s.as_str() {
+                                "#pop" => {
+                                    if states.len() > 1 {
+                                        states.pop();
+                                    }
+                                }
+                                "#push" => {
+                                    let top = states.last().copied().unwrap_or("root");
+                                    states.push(top);
+                                }
+                                other => states.push(other),
+                            }
+                        }
+                    }
+                }
+                if !matches!(rule.next, Next::None) {
+                    rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
+                }
+                if advanced {
+                    empty_steps = 0;
+                } else {
+                    empty_steps += 1;
+                    if empty_steps > 10_000 {
+                        return Err(GiveUp);
+                    }
+                }
+                continue 'outer;
             }
-            continue 'outer;
+            // No rule matched: at a newline pygments resets to `root`, else one error char.
+            let Some(c) = text[pos..].chars().next() else {
+                break;
+            };
+            if c == '\n' {
+                states.clear();
+                states.push("root");
+                rules = state_rules(def, "root")?;
+                emit("Token.Text.Whitespace", "\n");
+            } else {
+                emit("Token.Error", &text[pos..pos + c.len_utf8()]);
+            }
+            pos += c.len_utf8();
+            empty_steps = 0;
         }
-        // No rule matched: at a newline pygments resets to `root`, else one error char.
-        let Some(c) = text[pos..].chars().next() else {
-            break;
-        };
-        if c == '\n' {
-            states.clear();
-            states.push("root");
-            rules = state_rules(def, "root")?;
-            emit("Token.Text.Whitespace", "\n");
-        } else {
-            emit("Token.Error", &text[pos..pos + c.len_utf8()]);
-        }
-        pos += c.len_utf8();
-        empty_steps = 0;
+        Ok(())
     }
-    Ok(())
 }
 
 fn state_rules<'d>(def: &'d LexerDef, state: &str) -> Result<&'d [Rule], GiveUp> {
     def.states.get(state).map(Vec::as_slice).ok_or(GiveUp)
 }
 
-/// pygments' `using(...)`: lexes `text` alone with this lexer or another, from `stack`
-/// (default `root`), offsets relative to it.
-fn using(
-    data: &Data,
-    this: &LexerDef,
-    lexer: &Option<String>,
-    stack: &Option<Vec<String>>,
-    text: &str,
-    depth: usize,
-    emit: &mut dyn FnMut(&str, &str),
-) -> Result<(), GiveUp> {
-    let def = match lexer {
-        None => this,
-        Some(name) => data.lexers.get(name).ok_or(GiveUp)?,
-    };
-    let stack: Vec<&str> = match stack {
-        Some(s) => s.iter().map(String::as_str).collect(),
-        None => vec!["root"],
-    };
-    // Another lexer's own retyping applies to its tokens.
-    if lexer.is_some() && !def.retype.is_empty() {
-        let mut inner = |t: &str, v: &str| {
-            if t == "Token.Name" && def.retype.contains(v) {
-                emit("Token.Keyword.Type", v);
-            } else {
-                emit(t, v);
-            }
+impl Run<'_> {
+    /// pygments' `using(...)`: lexes `text` alone with this lexer or another, from `stack`
+    /// (default `root`), offsets relative to it.
+    fn using(
+        &self,
+        this: &LexerDef,
+        lexer: &Option<String>,
+        stack: &Option<Vec<String>>,
+        text: &str,
+        depth: usize,
+        emit: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), GiveUp> {
+        let def = match lexer {
+            None => this,
+            Some(name) => self.data.lexers.get(name).ok_or(GiveUp)?,
         };
-        return lex(data, def, text, &stack, depth + 1, &mut inner);
+        let stack: Vec<&str> = match stack {
+            Some(s) => s.iter().map(String::as_str).collect(),
+            None => vec!["root"],
+        };
+        // Another lexer's own retyping applies to its tokens.
+        if lexer.is_some() && !def.retype.is_empty() {
+            let mut inner = |t: &str, v: &str| {
+                if t == "Token.Name" && def.retype.contains(v) {
+                    emit("Token.Keyword.Type", v);
+                } else {
+                    emit(t, v);
+                }
+            };
+            return self.lex(def, text, &stack, depth + 1, &mut inner);
+        }
+        self.lex(def, text, &stack, depth + 1, emit)
     }
-    lex(data, def, text, &stack, depth + 1, emit)
 }
 
 #[cfg(test)]
