@@ -6,6 +6,7 @@
 //! Exit codes: 0 map written; 1 fatal (bad arguments, unreadable root); 2 no map (budget 0,
 //! no files, nothing fits).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -17,6 +18,15 @@ use repo_mapper::{
     CacheLocation, Config, MapReport, Progress, Refresh, RepoMap, Tokenizer, list_files,
     parse_profile,
 };
+use repo_mapper_render::{escape_control, push_escaped};
+
+/// The smallest `--max-line-length`: below it a map line keeps too little to be useful (at
+/// 0 every line is blank). Aider's default is 100.
+const MIN_LINE_LENGTH: usize = 16;
+
+/// Log targets of sled's own diagnostics (sled logs through the `log` crate; its storage
+/// layer was once the `pagecache` crate). They are off unless `RUST_LOG` names them.
+const SLED_TARGETS: [&str; 2] = ["sled", "pagecache"];
 
 /// Aider's repo map of a repository: the definitions that matter most, within a token
 /// budget.
@@ -70,7 +80,7 @@ struct Cli {
     #[arg(long)]
     exclude_unranked: bool,
 
-    /// Cut map lines to this many characters.
+    /// Cut map lines to this many characters (at least 16).
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_line_length: usize,
 
@@ -157,7 +167,7 @@ fn main() -> ExitCode {
             let text = err.render().to_string();
             let line = text.lines().next().unwrap_or("invalid arguments");
             let line = line.strip_prefix("error: ").unwrap_or(line);
-            eprintln!("repo-mapper: error: {line} (see --help)");
+            say(&format!("error: {line} (see --help)"));
             return ExitCode::from(1);
         }
     };
@@ -165,22 +175,132 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("repo-mapper: {}", f.message);
+            say(&f.message);
             ExitCode::from(f.code)
         }
     }
 }
 
+/// Writes `repo-mapper: {message}` to stderr as one line, control characters escaped.
+fn say(message: &str) {
+    eprintln!("repo-mapper: {}", escape_control(message));
+}
+
+/// Installs the diagnostics subscriber: our events on stderr, one escaped line each
+/// ([`EscapedStderr`]), coloured only on a terminal without `NO_COLOR`.
 fn init_tracing(verbose: bool) {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(if verbose { "debug" } else { "warn" }));
+    let ansi = colour_stderr();
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_env_filter(diagnostics_filter(verbose))
+        .with_writer(EscapedStderr { ansi })
+        .with_ansi(ansi)
         .without_time()
         .with_target(false)
         .try_init();
+}
+
+/// Colour only when stderr is a terminal and `NO_COLOR` is unset or empty
+/// (<https://no-color.org>).
+fn colour_stderr() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// `RUST_LOG` if set and valid, else `warn` (`debug` with `-v`); sled's own log lines
+/// ([`SLED_TARGETS`]) are off unless `RUST_LOG` names them.
+fn diagnostics_filter(verbose: bool) -> tracing_subscriber::EnvFilter {
+    use tracing_subscriber::EnvFilter;
+    let default = if verbose { "debug" } else { "warn" };
+    let base = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|s| !s.trim().is_empty() && EnvFilter::try_new(s).is_ok())
+        .unwrap_or_else(|| default.to_owned());
+    let mut directives = base.clone();
+    for target in SLED_TARGETS.iter().filter(|t| !base.contains(*t)) {
+        directives.push_str(&format!(",{target}=off"));
+    }
+    EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new(default))
+}
+
+/// Diagnostics' stderr: each event is buffered and written as one line with its control
+/// characters escaped ([`escape_diagnostic`]), so a file name cannot split a warning or
+/// reach the terminal raw.
+struct EscapedStderr {
+    /// Colour is on: the formatter's own SGR sequences (`ESC[…m`) pass through.
+    ansi: bool,
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for EscapedStderr {
+    type Writer = EventLine;
+
+    fn make_writer(&'a self) -> EventLine {
+        EventLine {
+            bytes: Vec::new(),
+            keep_sgr: self.ansi,
+        }
+    }
+}
+
+/// One diagnostic event on its way to stderr, written out when dropped.
+struct EventLine {
+    bytes: Vec<u8>,
+    keep_sgr: bool,
+}
+
+impl Write for EventLine {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for EventLine {
+    fn drop(&mut self) {
+        if self.bytes.is_empty() {
+            return;
+        }
+        let line = escape_diagnostic(&String::from_utf8_lossy(&self.bytes), self.keep_sgr);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+/// `event` as one line: every control character escaped ([`push_escaped`]) except the
+/// final `\n` (added if missing), and, with `keep_sgr`, SGR colour sequences.
+fn escape_diagnostic(event: &str, keep_sgr: bool) -> String {
+    let body = event.strip_suffix('\n').unwrap_or(event);
+    let mut out = String::with_capacity(event.len() + 1);
+    let mut rest = body;
+    while let Some(c) = rest.chars().next() {
+        let sgr = if keep_sgr { sgr_len(rest) } else { 0 };
+        let len = if sgr > 0 { sgr } else { c.len_utf8() };
+        if sgr > 0 {
+            out.push_str(&rest[..sgr]);
+        } else {
+            push_escaped(&mut out, c);
+        }
+        rest = &rest[len..];
+    }
+    out.push('\n');
+    out
+}
+
+/// The length of the SGR sequence (`ESC [ digits and ; m`) that `s` starts with, or 0.
+fn sgr_len(s: &str) -> usize {
+    let Some(params) = s.strip_prefix("\x1b[") else {
+        return 0;
+    };
+    let digits = params
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b';')
+        .count();
+    if params.as_bytes().get(digits) == Some(&b'm') {
+        digits + 3
+    } else {
+        0
+    }
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -188,25 +308,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let cwd =
         std::env::current_dir().map_err(|e| fatal(format!("error: no current directory: {e}")))?;
     let root = detect_root(&cli, &cwd)?;
-
-    if cli.max_tokens < 0 {
-        return Err(fatal(format!(
-            "error: --max-tokens must be 0 or more, got {}",
-            cli.max_tokens
-        )));
-    }
-    if cli.max_tokens == 0 {
-        return Err(Failure {
-            code: 2,
-            message: "no map: the token budget is 0".into(),
-        });
-    }
-    if !(0.0..1.0).contains(&cli.pagerank_damping) {
-        return Err(fatal("error: --pagerank-damping must be in [0, 1)"));
-    }
-    if cli.pagerank_tol.is_nan() || cli.pagerank_tol <= 0.0 {
-        return Err(fatal("error: --pagerank-tol must be positive"));
-    }
+    check_numbers(&cli)?;
 
     let mut config = Config::new(&root);
     config.map_tokens = cli.max_tokens as usize;
@@ -275,11 +377,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     let written = if cli.format == "json" {
         let json = report_json(report, text.as_deref(), &map);
-        writeln!(
-            stdout,
-            "{}",
-            serde_json::to_string_pretty(&json).expect("JSON values serialise")
-        )
+        let json = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+        writeln!(stdout, "{}", escape_json_controls(&json))
     } else if let Some(text) = &text {
         stdout.write_all(text.as_bytes())
     } else {
@@ -304,6 +403,35 @@ fn run(cli: Cli) -> Result<(), Failure> {
             ),
         }),
     }
+}
+
+/// The numeric flags clap cannot check on its own.
+fn check_numbers(cli: &Cli) -> Result<(), Failure> {
+    if cli.max_tokens < 0 {
+        return Err(fatal(format!(
+            "error: --max-tokens must be 0 or more, got {}",
+            cli.max_tokens
+        )));
+    }
+    if cli.max_tokens == 0 {
+        return Err(Failure {
+            code: 2,
+            message: "no map: the token budget is 0".into(),
+        });
+    }
+    if cli.max_line_length < MIN_LINE_LENGTH {
+        return Err(fatal(format!(
+            "error: --max-line-length must be at least {MIN_LINE_LENGTH}, got {}",
+            cli.max_line_length
+        )));
+    }
+    if !(0.0..1.0).contains(&cli.pagerank_damping) {
+        return Err(fatal("error: --pagerank-damping must be in [0, 1)"));
+    }
+    if cli.pagerank_tol.is_nan() || cli.pagerank_tol <= 0.0 {
+        return Err(fatal("error: --pagerank-tol must be positive"));
+    }
+    Ok(())
 }
 
 /// SPEC §17.2: `--root`, then REPO_PATH, then the nearest `.git` ancestor of the current
@@ -427,6 +555,24 @@ fn read_files_from(source: &str, root: &Path) -> Result<Vec<PathBuf>, Failure> {
     Ok(files)
 }
 
+/// serde_json escapes U+0000–U+001F in strings but leaves DEL and C1 controls raw (JSON
+/// allows them): escape those too, as `\u007f`. Outside strings pretty JSON has only `\n`
+/// and spaces, so every other control character is inside a string.
+fn escape_json_controls(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn report_json(report: Option<&MapReport>, text: Option<&str>, map: &RepoMap) -> serde_json::Value {
     let config = map.config();
     let entries: Vec<serde_json::Value> = report
@@ -495,5 +641,43 @@ impl ProgressBar {
         if let Some(bar) = &self.0 {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diagnostic_is_one_line_with_its_controls_escaped() {
+        let event = " WARN can't include a\nb\x1b[2J\r\t.py\n";
+        assert_eq!(
+            escape_diagnostic(event, false),
+            " WARN can't include a\\nb\\x1b[2J\\r\\t.py\n"
+        );
+        assert_eq!(escape_diagnostic("no newline", false), "no newline\n");
+    }
+
+    #[test]
+    fn colour_sequences_pass_only_when_colour_is_on() {
+        let event = "\x1b[33m WARN\x1b[0m x\x1b[2Jy\x1b[\n";
+        assert_eq!(
+            escape_diagnostic(event, true),
+            "\x1b[33m WARN\x1b[0m x\\x1b[2Jy\\x1b[\n"
+        );
+        assert_eq!(
+            escape_diagnostic(event, false),
+            "\\x1b[33m WARN\\x1b[0m x\\x1b[2Jy\\x1b[\n"
+        );
+    }
+
+    #[test]
+    fn json_keeps_no_raw_control_character_but_its_line_breaks() {
+        let json =
+            serde_json::to_string_pretty(&serde_json::json!({"f": "a\x7f\u{85}\n\x1b"})).unwrap();
+        let escaped = escape_json_controls(&json);
+        assert!(!escaped.chars().any(|c| c.is_control() && c != '\n'));
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back["f"], "a\x7f\u{85}\n\x1b");
     }
 }

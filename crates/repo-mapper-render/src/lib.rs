@@ -33,8 +33,10 @@
 #![warn(missing_docs)]
 
 mod context;
+mod escape;
 mod text;
 mod tree;
 
 pub use context::{HEADER_MAX, TreeContext, render_language};
+pub use escape::{escape_control, push_escaped};
 pub use tree::{DEFAULT_MAX_LINE_LENGTH, MapItem, Renderer, line_of_interest};

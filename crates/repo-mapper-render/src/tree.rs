@@ -11,6 +11,7 @@ use std::time::SystemTime;
 use repo_mapper_tags::{Dialect, Tag, normalize_newlines, read_source};
 
 use crate::context::{TreeContext, render_language};
+use crate::escape::escape_control;
 use crate::text::{split_lines, truncate_chars};
 
 /// Aider's line cut in `to_tree` (SPEC §14 `max_line_length`).
@@ -166,6 +167,11 @@ impl Renderer {
     /// sorting after a bare entry of the same file are then ignored, as in Aider). Every
     /// line is cut to [`max_line_length`](Renderer::max_line_length) characters and the
     /// text ends with one `\n`. No items give `""`; items all in chat files give `"\n"`.
+    ///
+    /// File names are printed with their control characters escaped ([`escape_control`]:
+    /// `a\nb.py` for a name with a newline, `\x1b` for ESC), in both dialects, so a name
+    /// is one line and cannot drive a terminal; Aider prints them raw. Other names print
+    /// unchanged.
     pub fn to_tree<S>(&mut self, items: &[MapItem<'_>], chat_rel_fnames: &HashSet<S>) -> String
     where
         S: Borrow<str> + Hash + Eq,
@@ -190,14 +196,14 @@ impl Renderer {
                     let rel = cur_fname.unwrap_or_default();
                     let abs = cur_abs_fname.unwrap_or(Path::new(""));
                     output.push('\n');
-                    output.push_str(rel);
+                    output.push_str(&escape_control(rel));
                     output.push_str(":\n");
                     output.push_str(&self.render_tree(abs, rel, &lines));
                 } else if let Some(rel) = cur_fname
                     && (!rel.is_empty() || self.dialect == Dialect::Default)
                 {
                     output.push('\n');
-                    output.push_str(rel);
+                    output.push_str(&escape_control(rel));
                     output.push('\n');
                 }
                 if let Some(MapItem::Tag(tag)) = item {
