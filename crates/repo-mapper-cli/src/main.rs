@@ -11,14 +11,13 @@ use std::collections::BTreeSet;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use repo_mapper::{
-    CacheLocation, Config, MapReport, Progress, Refresh, RepoMap, Tokenizer, list_files,
-    parse_profile,
+    CacheLocation, Config, Limits, MapReport, Progress, Refresh, RepoMap, Tokenizer,
+    escape_control, list_files, parse_profile, push_escaped,
 };
-use repo_mapper_render::{escape_control, push_escaped};
 
 /// The smallest `--max-line-length`: below it a map line keeps too little to be useful (at
 /// 0 every line is blank). Aider's default is 100.
@@ -132,6 +131,16 @@ struct Cli {
     /// Keep tags in memory only.
     #[arg(long, conflicts_with = "cache_dir")]
     no_cache: bool,
+
+    /// Read files through symlinks whose target lies outside the repository root (by
+    /// default they are left out of the map, with a warning).
+    #[arg(long)]
+    follow_external_symlinks: bool,
+
+    /// Seconds one file's tags may take (parse and query); a file that takes longer keeps
+    /// the tags found so far, with a warning.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    time_per_file: f64,
 }
 
 fn parse_refresh(s: &str) -> Result<Refresh, String> {
@@ -321,6 +330,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
     config.pagerank_max_iter = cli.pagerank_max_iter;
     config.profile = cli.profile;
     config.tokenizer = cli.tokenizer;
+    config.follow_external_symlinks = cli.follow_external_symlinks;
+    config.limits = Limits::new(Duration::from_secs_f64(cli.time_per_file));
     if cli.no_cache {
         config.cache = CacheLocation::Memory;
     } else if let Some(dir) = &cli.cache_dir {
@@ -405,6 +416,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// The largest `--time-per-file`: a day (anything larger is no bound at all).
+const MAX_TIME_PER_FILE: f64 = 86_400.0;
+
 /// The numeric flags clap cannot check on its own.
 fn check_numbers(cli: &Cli) -> Result<(), Failure> {
     if cli.max_tokens < 0 {
@@ -423,6 +437,11 @@ fn check_numbers(cli: &Cli) -> Result<(), Failure> {
         return Err(fatal(format!(
             "error: --max-line-length must be at least {MIN_LINE_LENGTH}, got {}",
             cli.max_line_length
+        )));
+    }
+    if !(cli.time_per_file > 0.0 && cli.time_per_file <= MAX_TIME_PER_FILE) {
+        return Err(fatal(format!(
+            "error: --time-per-file must be more than 0 and at most {MAX_TIME_PER_FILE} seconds"
         )));
     }
     if !(0.0..1.0).contains(&cli.pagerank_damping) {

@@ -2,8 +2,10 @@
 //! paths (the key of the entry is the path).
 //!
 //! ```text
-//! entry   = FORMAT:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
+//! entry   = FORMAT:u8 flags:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag*
+//! flags   = bit 0: racy when written ([`FileKey::racy`]);
+//!           bits 1–2: [`Note`] (0 none, 1 not UTF-8, 2 cut short at the parse, 3 at the query)
 //! str     = len:varint utf8-bytes
 //! tag     = line-delta:zigzag-varint kind:u8 sub_kind:varint name:varint
 //! ```
@@ -18,10 +20,43 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use repo_mapper_tags::{Tag, TagKind, intern_sub_kind};
+use repo_mapper_tags::{CutShort, Tag, TagKind, intern_sub_kind};
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 2;
+pub const FORMAT: u8 = 3;
+
+/// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Note {
+    /// The file is not valid UTF-8: no tags (SPEC §13.6).
+    NotUtf8,
+    /// Extraction ran out of time ([`repo_mapper_tags::Limits`]).
+    CutShort(CutShort),
+}
+
+const RACY_BIT: u8 = 1;
+const NOTE_SHIFT: u8 = 1;
+
+fn note_bits(note: Option<Note>) -> u8 {
+    let code = match note {
+        None => 0,
+        Some(Note::NotUtf8) => 1,
+        Some(Note::CutShort(CutShort::Parse)) => 2,
+        Some(Note::CutShort(CutShort::Query)) => 3,
+    };
+    code << NOTE_SHIFT
+}
+
+/// The note an entry carries (`None` for a complete entry or one not in this format).
+pub fn decode_note(entry: &[u8]) -> Option<Note> {
+    decode_key(entry)?;
+    match (entry[1] >> NOTE_SHIFT) & 3 {
+        1 => Some(Note::NotUtf8),
+        2 => Some(Note::CutShort(CutShort::Parse)),
+        3 => Some(Note::CutShort(CutShort::Query)),
+        _ => None,
+    }
+}
 
 /// What decides whether a stored entry still describes the file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,14 +69,20 @@ pub struct FileKey {
     pub size: u64,
     /// blake3 of the file's bytes.
     pub hash: [u8; 32],
+    /// The file's mtime was not older than the scan that wrote the entry (by the racy
+    /// window): the file may have changed again within the same timestamp tick, so the
+    /// entry is trusted only after its hash is checked, until a scan finds the file clean
+    /// (git's racy-clean rule).
+    pub racy: bool,
 }
 
-const HEADER_LEN: usize = 1 + 8 + 4 + 8 + 32;
+const HEADER_LEN: usize = 1 + 1 + 8 + 4 + 8 + 32;
 
-/// Encodes a file's key and tags.
-pub fn encode<'a>(key: &FileKey, tags: &'a [Tag]) -> Vec<u8> {
+/// Encodes a file's key, tags and note.
+pub fn encode<'a>(key: &FileKey, tags: &'a [Tag], note: Option<Note>) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 16);
     out.push(FORMAT);
+    out.push(u8::from(key.racy) | note_bits(note));
     out.extend_from_slice(&key.mtime_secs.to_le_bytes());
     out.extend_from_slice(&key.mtime_nanos.to_le_bytes());
     out.extend_from_slice(&key.size.to_le_bytes());
@@ -77,10 +118,10 @@ pub fn encode<'a>(key: &FileKey, tags: &'a [Tag]) -> Vec<u8> {
     out
 }
 
-/// Replaces the key of an encoded entry, leaving its tags as they are.
+/// Replaces the key of an encoded entry, leaving its tags and note as they are.
 pub fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
     if entry.len() >= HEADER_LEN {
-        let header = encode(key, &[]);
+        let header = encode(key, &[], decode_note(&entry));
         entry[..HEADER_LEN].copy_from_slice(&header[..HEADER_LEN]);
     }
     entry
@@ -92,10 +133,11 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
         return None;
     }
     Some(FileKey {
-        mtime_secs: i64::from_le_bytes(entry[1..9].try_into().ok()?),
-        mtime_nanos: u32::from_le_bytes(entry[9..13].try_into().ok()?),
-        size: u64::from_le_bytes(entry[13..21].try_into().ok()?),
-        hash: entry[21..53].try_into().ok()?,
+        mtime_secs: i64::from_le_bytes(entry[2..10].try_into().ok()?),
+        mtime_nanos: u32::from_le_bytes(entry[10..14].try_into().ok()?),
+        size: u64::from_le_bytes(entry[14..22].try_into().ok()?),
+        hash: entry[22..54].try_into().ok()?,
+        racy: entry[1] & RACY_BIT != 0,
     })
 }
 
@@ -230,6 +272,7 @@ mod tests {
             mtime_nanos: 999,
             size: 1 << 40,
             hash: [7; 32],
+            racy: true,
         };
         let tags = vec![
             tag(1, "f", TagKind::Def, "function"),
@@ -238,16 +281,20 @@ mod tests {
             tag(i32::MAX, "", TagKind::Def, "class"),
             tag(2, "f", TagKind::Ref, "call"),
         ];
-        let bytes = encode(&key, &tags);
+        let note = Some(Note::CutShort(CutShort::Query));
+        let bytes = encode(&key, &tags, note);
         assert_eq!(decode_key(&bytes), Some(key));
+        assert_eq!(decode_note(&bytes), note);
         let back = decode_tags(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
         assert_eq!(back, tags);
         let key2 = FileKey {
             mtime_secs: 9,
+            racy: false,
             ..key
         };
         let moved = with_key(bytes, &key2);
         assert_eq!(decode_key(&moved), Some(key2));
+        assert_eq!(decode_note(&moved), note);
         assert_eq!(
             decode_tags(&moved, &tags[0].rel_fname, &tags[0].fname).unwrap(),
             tags
@@ -261,8 +308,9 @@ mod tests {
             mtime_nanos: 2,
             size: 3,
             hash: [0; 32],
+            racy: false,
         };
-        let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")]);
+        let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")], None);
         let rel: Arc<str> = Arc::from("a");
         let f: Arc<Path> = Arc::from(Path::new("/a"));
         for cut in 0..bytes.len() {

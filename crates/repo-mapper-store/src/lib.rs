@@ -24,7 +24,7 @@
 //! let root = std::path::Path::new("/repo");
 //! let files = vec![(root.join("src/app.py"), "src/app.py".to_owned())];
 //! let opened = open_store(&CacheLocation::default_for(root), &OpenOptions::default());
-//! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(root) };
+//! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(root), ..Default::default() };
 //! let out = scan(&*opened.store, &files, &opts, &|| {});
 //! println!("{} hits, {} parsed", out.stats.hits, out.stats.misses);
 //! // Dropping the store releases its lock for other processes.
@@ -36,8 +36,8 @@ mod codec;
 mod scan;
 mod store;
 
-pub use codec::{FORMAT, FileKey};
-pub use scan::{ScanOptions, ScanOutput, ScanStats, entry_key, scan};
+pub use codec::{FORMAT, FileKey, Note};
+pub use scan::{Problem, ScanOptions, ScanOutput, ScanStats, entry_key, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, SledStore, TagStore,
     open_store, store_dir_name,

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
-use repo_mapper_tags::{Dialect, Language, Tag, extract_source, source_from_bytes};
+use repo_mapper_tags::{
+    CutShort, Dialect, Language, Limits, Tag, extract_source_within, source_from_bytes,
+};
 
 use crate::TagStore;
-use crate::codec::{self, FileKey};
+use crate::codec::{self, FileKey, Note};
 
 /// Entries written to the store per batch.
 const WRITE_BATCH: usize = 1024;
@@ -37,6 +39,41 @@ pub struct ScanStats {
     pub errors: usize,
     /// Stored entries removed by pruning.
     pub pruned: usize,
+    /// Whether the store was found damaged and rebuilt from this scan's tags.
+    pub rebuilt: bool,
+}
+
+/// Why a file of a scan has no tags or fewer than its text holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The file could not be read (vanished, no permission, not a regular file).
+    Unreadable(String),
+    /// The file is not valid UTF-8 (SPEC §13.6: no tags).
+    NotUtf8,
+    /// Extraction ran out of time: the tags found before, or none.
+    CutShort(CutShort),
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Unreadable(why) => write!(f, "cannot be read ({why})"),
+            Problem::NotUtf8 => f.write_str("is not valid UTF-8"),
+            Problem::CutShort(CutShort::Parse) => f.write_str("took too long to parse"),
+            Problem::CutShort(CutShort::Query) => {
+                f.write_str("took too long to query; only the tags found first are used")
+            }
+        }
+    }
+}
+
+impl From<Note> for Problem {
+    fn from(note: Note) -> Problem {
+        match note {
+            Note::NotUtf8 => Problem::NotUtf8,
+            Note::CutShort(cut) => Problem::CutShort(cut),
+        }
+    }
 }
 
 /// Tags of every file of a scan, in input order, and the counts.
@@ -46,6 +83,9 @@ pub struct ScanOutput {
     pub tags: Vec<Vec<Tag>>,
     /// What happened.
     pub stats: ScanStats,
+    /// The files with a problem, as (index in the input, problem), in input order; cached
+    /// files report the problem found when they were parsed.
+    pub problems: Vec<(usize, Problem)>,
 }
 
 /// Options of a [`scan`].
@@ -57,14 +97,27 @@ pub struct ScanOptions<'a> {
     /// file list: set it when the list is the whole repository, so the store does not grow
     /// without bound as files are deleted.
     pub prune_under: Option<&'a Path>,
+    /// The bound on the work one file may cost.
+    pub limits: Limits,
 }
 
+/// One file's result before the counts are made.
 enum Outcome {
     Skipped,
-    Error,
-    Hit(Vec<Tag>),
-    HashHit(Vec<Tag>, Vec<u8>),
-    Miss(Vec<Tag>, Vec<u8>),
+    Error(String),
+    /// From the store; `rewrite` holds the entry to store again (new key or racy state).
+    Stored {
+        tags: Vec<Tag>,
+        note: Option<Note>,
+        key: FileKey,
+        hash_hit: bool,
+        rewrite: Option<Vec<u8>>,
+    },
+    Parsed {
+        tags: Vec<Tag>,
+        note: Option<Note>,
+        entry: Vec<u8>,
+    },
 }
 
 /// Returns the tags of `files` (each `(absolute path, path relative to the root)`): from
@@ -72,7 +125,8 @@ enum Outcome {
 /// batches. `progress` is called once per file done, from any thread.
 ///
 /// Never fails: unreadable files get no tags and count as errors; a store that cannot be
-/// written only logs (once).
+/// written only logs (once); a store found damaged while reading is reset and refilled
+/// with this scan's tags, so the next run finds it whole.
 pub fn scan(
     store: &dyn TagStore,
     files: &[(PathBuf, String)],
@@ -83,94 +137,136 @@ pub fn scan(
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .map(|(fname, rel)| {
-            let outcome = scan_one(store, fname, rel, opts.dialect, started);
+            let outcome = scan_one(store, fname, rel, opts, started);
             progress();
             outcome
         })
         .collect();
-
-    let mut stats = ScanStats {
-        files: files.len(),
-        ..ScanStats::default()
+    let rebuild = damaged(store) && reset(store);
+    let mut out = ScanOutput {
+        stats: ScanStats {
+            files: files.len(),
+            rebuilt: rebuild,
+            ..ScanStats::default()
+        },
+        ..ScanOutput::default()
     };
     let mut writes = Vec::new();
-    let mut tags = Vec::with_capacity(files.len());
-    for ((fname, _), outcome) in files.iter().zip(outcomes) {
-        match outcome {
-            Outcome::Skipped => {
-                stats.skipped += 1;
-                tags.push(Vec::new());
-            }
-            Outcome::Error => {
-                stats.errors += 1;
-                tags.push(Vec::new());
-            }
-            Outcome::Hit(t) => {
-                stats.hits += 1;
-                tags.push(t);
-            }
-            Outcome::HashHit(t, entry) => {
-                stats.hash_hits += 1;
-                writes.push((entry_key(opts.dialect, fname), entry));
-                tags.push(t);
-            }
-            Outcome::Miss(t, entry) => {
-                stats.misses += 1;
-                writes.push((entry_key(opts.dialect, fname), entry));
-                tags.push(t);
-            }
+    for (i, ((fname, _), outcome)) in files.iter().zip(outcomes).enumerate() {
+        let entry = account(&mut out, i, outcome, rebuild);
+        if let Some(entry) = entry {
+            writes.push((entry_key(opts.dialect, fname), entry));
         }
     }
-
-    let mut write_failed = false;
-    for chunk in chunks(writes, WRITE_BATCH) {
-        if store.put_batch(chunk).is_err() {
-            write_failed = true;
-            break;
-        }
-    }
-    if let Some(root) = opts.prune_under
-        && !write_failed
-    {
-        stats.pruned = prune(store, files, root);
-    }
-    if !write_failed {
-        let _ = store.flush();
-    }
+    write_back(store, files, opts, writes, &mut out.stats);
     tracing::debug!(
         store = %store.describe(),
-        files = stats.files,
-        hits = stats.hits,
-        hash_hits = stats.hash_hits,
-        misses = stats.misses,
-        errors = stats.errors,
-        skipped = stats.skipped,
-        pruned = stats.pruned,
+        stats = ?out.stats,
+        problems = out.problems.len(),
         "tag scan done"
     );
-    ScanOutput { tags, stats }
+    out
+}
+
+// Placeholder until the store reports damage (TagStore::is_damaged / reset).
+fn damaged(_store: &dyn TagStore) -> bool {
+    false
+}
+
+/// Resets a damaged store; whether it is usable again (else it is left for this run).
+fn reset(store: &dyn TagStore) -> bool {
+    match Ok::<(), std::io::Error>(()) {
+        Ok(()) => {
+            tracing::warn!("the tag cache {} was damaged; rebuilt it", store.describe());
+            true
+        }
+        Err(e) => {
+            tracing::warn!(
+                "the tag cache {} is damaged and cannot be rebuilt: {e}",
+                store.describe()
+            );
+            false
+        }
+    }
+}
+
+/// Adds one file's outcome to `out`; returns the entry to write, if any (every entry when
+/// the store is being rebuilt).
+fn account(out: &mut ScanOutput, i: usize, outcome: Outcome, rebuild: bool) -> Option<Vec<u8>> {
+    let (tags, note, entry) = match outcome {
+        Outcome::Skipped => {
+            out.stats.skipped += 1;
+            (Vec::new(), None, None)
+        }
+        Outcome::Error(why) => {
+            out.stats.errors += 1;
+            out.problems.push((i, Problem::Unreadable(why)));
+            (Vec::new(), None, None)
+        }
+        Outcome::Stored {
+            tags,
+            note,
+            key,
+            hash_hit,
+            rewrite,
+        } => {
+            if hash_hit {
+                out.stats.hash_hits += 1;
+            } else {
+                out.stats.hits += 1;
+            }
+            let entry = match rewrite {
+                Some(e) => Some(e),
+                None => rebuild.then(|| codec::encode(&key, &tags, note)),
+            };
+            (tags, note, entry)
+        }
+        Outcome::Parsed { tags, note, entry } => {
+            out.stats.misses += 1;
+            (tags, note, Some(entry))
+        }
+    };
+    if let Some(note) = note {
+        out.problems.push((i, note.into()));
+    }
+    out.tags.push(tags);
+    entry
+}
+
+/// Writes the new entries, then prunes and flushes unless writing failed.
+fn write_back(
+    store: &dyn TagStore,
+    files: &[(PathBuf, String)],
+    opts: &ScanOptions<'_>,
+    writes: Vec<(Vec<u8>, Vec<u8>)>,
+    stats: &mut ScanStats,
+) {
+    for chunk in chunks(writes, WRITE_BATCH) {
+        if store.put_batch(chunk).is_err() {
+            return;
+        }
+    }
+    if let Some(root) = opts.prune_under {
+        stats.pruned = prune(store, files, root);
+    }
+    let _ = store.flush();
 }
 
 fn scan_one(
     store: &dyn TagStore,
     fname: &Path,
     rel: &str,
-    dialect: Dialect,
+    opts: &ScanOptions<'_>,
     started: SystemTime,
 ) -> Outcome {
+    let dialect = opts.dialect;
     let Some(lang) = Language::for_path(fname, dialect) else {
         return Outcome::Skipped;
     };
     let meta = match std::fs::metadata(fname) {
         Ok(m) if m.is_file() => m,
-        Ok(_) => {
-            tracing::debug!(file = %fname.display(), "not a regular file: no tags");
-            return Outcome::Error;
-        }
-        Err(e) => {
-            tracing::debug!(file = %fname.display(), "cannot stat: {e}");
-            return Outcome::Error;
-        }
+        Ok(_) => return Outcome::Error("not a regular file".into()),
+        Err(e) => return Outcome::Error(e.to_string()),
     };
     let (mtime_secs, mtime_nanos, racy) = match meta.modified() {
         Ok(t) => {
@@ -184,49 +280,64 @@ fn scan_one(
     };
     let rel_fname: Arc<str> = Arc::from(rel);
     let fname_arc: Arc<Path> = Arc::from(fname);
-    let key_bytes = entry_key(dialect, fname);
-    let stored = store.get(&key_bytes);
+    let stored = store.get(&entry_key(dialect, fname));
     let stored_key = stored.as_deref().and_then(codec::decode_key);
 
+    // Trusted without reading the file only if neither this scan nor the one that wrote
+    // the entry saw the file within the racy window.
     if let (Some(entry), Some(k)) = (&stored, stored_key)
         && !racy
-        && k.mtime_secs == mtime_secs
-        && k.mtime_nanos == mtime_nanos
-        && k.size == meta.len()
+        && !k.racy
+        && (k.mtime_secs, k.mtime_nanos, k.size) == (mtime_secs, mtime_nanos, meta.len())
         && let Some(tags) = codec::decode_tags(entry, &rel_fname, &fname_arc)
     {
-        return Outcome::Hit(tags);
+        let note = codec::decode_note(entry);
+        return Outcome::Stored {
+            tags,
+            note,
+            key: k,
+            hash_hit: false,
+            rewrite: None,
+        };
     }
 
     let bytes = match std::fs::read(fname) {
         Ok(b) => b,
-        Err(e) => {
-            tracing::debug!(file = %fname.display(), "cannot read: {e}");
-            return Outcome::Error;
-        }
+        Err(e) => return Outcome::Error(e.to_string()),
     };
     let key = FileKey {
         mtime_secs,
         mtime_nanos,
         size: bytes.len() as u64,
         hash: *blake3::hash(&bytes).as_bytes(),
+        racy,
     };
     if let (Some(entry), Some(k)) = (stored, stored_key)
         && k.hash == key.hash
         && let Some(tags) = codec::decode_tags(&entry, &rel_fname, &fname_arc)
     {
-        if k == key {
-            // Racy but unchanged: nothing to write.
-            return Outcome::Hit(tags);
-        }
-        return Outcome::HashHit(tags, codec::with_key(entry, &key));
+        let note = codec::decode_note(&entry);
+        let unchanged =
+            (k.mtime_secs, k.mtime_nanos, k.size) == (mtime_secs, mtime_nanos, key.size);
+        let rewrite = (k != key).then(|| codec::with_key(entry, &key));
+        return Outcome::Stored {
+            tags,
+            note,
+            key,
+            hash_hit: !unchanged,
+            rewrite,
+        };
     }
-    let tags = match source_from_bytes(bytes) {
-        Some(source) => extract_source(lang, &source, rel_fname, fname_arc, dialect),
-        None => Vec::new(),
+    let (tags, note) = match source_from_bytes(bytes) {
+        Some(source) => {
+            let out =
+                extract_source_within(lang, &source, rel_fname, fname_arc, dialect, &opts.limits);
+            (out.tags, out.cut_short.map(Note::CutShort))
+        }
+        None => (Vec::new(), Some(Note::NotUtf8)),
     };
-    let entry = codec::encode(&key, &tags);
-    Outcome::Miss(tags, entry)
+    let entry = codec::encode(&key, &tags, note);
+    Outcome::Parsed { tags, note, entry }
 }
 
 /// Removes stored entries (of every dialect) under `root` whose path is not among

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use repo_mapper_store::CacheLocation;
-use repo_mapper_tags::Dialect;
+use repo_mapper_tags::{Dialect, Limits};
 
 use crate::Tokenizer;
 
@@ -115,6 +115,11 @@ pub struct Config {
     /// computation. Set it when those files are the whole repository (a walk), so the store
     /// does not grow as files are deleted; leave it off for partial file lists.
     pub prune_cache: bool,
+    /// The bound on the work one file's tags may cost (default 10 s per file).
+    pub limits: Limits,
+    /// Read symlinks whose target lies outside the root (default off: such files are left
+    /// out with a warning, so a map never carries another directory's contents).
+    pub follow_external_symlinks: bool,
 }
 
 impl Config {
@@ -142,6 +147,8 @@ impl Config {
             profile: Profile::Default,
             tokenizer: Tokenizer::Cl100kBase,
             prune_cache: false,
+            limits: Limits::default(),
+            follow_external_symlinks: false,
         }
     }
 }

@@ -28,6 +28,7 @@
 
 mod budget;
 mod config;
+mod guard;
 mod map;
 mod tokens;
 mod walk;
@@ -35,6 +36,8 @@ mod walk;
 pub use budget::{Fitted, aider_search, strict_search};
 pub use config::{Config, Profile, Refresh, parse_profile};
 pub use map::{MapReport, Progress, RepoMap, ReportEntry};
-pub use repo_mapper_store::{CacheLocation, ScanStats};
+pub use repo_mapper_render::{escape_control, push_escaped};
+pub use repo_mapper_store::{CacheLocation, Problem, ScanStats};
+pub use repo_mapper_tags::{CutShort, Limits};
 pub use tokens::{Tokenizer, python_splitlines_keepends};
 pub use walk::list_files;

@@ -7,11 +7,17 @@ use std::time::{Duration, Instant};
 
 use repo_mapper_rank::{FileTags, PageRankParams, RankConfig, RankRequest, Ranking, rank};
 use repo_mapper_render::{MapItem, Renderer};
-use repo_mapper_store::{OpenOptions, ScanOptions, ScanStats, open_store, scan};
-use repo_mapper_tags::{Dialect, Tag};
+use repo_mapper_store::{
+    OpenOptions, Problem, ScanOptions, ScanOutput, ScanStats, open_store, scan,
+};
+use repo_mapper_tags::Dialect;
 
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::config::{Config, Refresh};
+use crate::guard::{Refusal, RootGuard};
+
+/// Files with a problem warned about one by one in a computation; the rest are counted.
+const PROBLEMS_SHOWN: usize = 5;
 
 /// Progress of the tag scan, reported to [`RepoMap::set_progress`]'s callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,23 +261,33 @@ impl RepoMap {
         all.dedup();
         let num_files = all.len();
 
-        // SPEC §13.5: skip (and warn once about) files missing at ranking time.
+        // SPEC §13.5: skip (and warn once about) files missing at ranking time; issue 12:
+        // never read a file outside the root.
+        let mut guard = RootGuard::new(&root, self.config.follow_external_symlinks);
         let mut present: Vec<(PathBuf, String)> = Vec::with_capacity(all.len());
         let mut missing: HashSet<&PathBuf> = HashSet::new();
+        let mut refused: HashSet<&PathBuf> = HashSet::new();
         for f in &all {
-            if f.is_file() {
-                present.push(((*f).clone(), rel_fname(&root, f)));
-            } else {
-                missing.insert(*f);
-                if self.warned_files.insert((*f).clone()) {
-                    tracing::warn!("repo-map can't include {}: it is not a file", f.display());
+            match guard.check(f) {
+                Ok(_) => present.push(((*f).clone(), rel_fname(&root, f))),
+                Err(why) => {
+                    if why == Refusal::NotAFile {
+                        missing.insert(*f);
+                    } else {
+                        refused.insert(*f);
+                    }
+                    if self.warned_files.insert((*f).clone()) {
+                        tracing::warn!("repo-map can't include {}: {why}", f.display());
+                    }
                 }
             }
         }
 
         let t_scan = Instant::now();
-        let (tags, scan_stats) = self.scan(&present, profile);
+        let scanned = self.scan(&present, profile);
         let scan_time = t_scan.elapsed();
+        self.warn_problems(&present, &scanned.problems);
+        let (tags, scan_stats) = (scanned.tags, scanned.stats);
 
         let files: Vec<FileTags<'_>> = present
             .iter()
@@ -284,8 +300,10 @@ impl RepoMap {
             .collect();
         // Aider lists missing other files as bare entries (stage 3); the default profile
         // leaves them out: a map should not name files that do not exist (SPEC §13.5).
+        // Files refused for lying outside the root are named by neither.
         let other_rel: Vec<String> = other
             .iter()
+            .filter(|f| !refused.contains(f))
             .filter(|f| profile == Dialect::Aider || !missing.contains(f))
             .map(|f| rel_fname(&root, f))
             .collect();
@@ -373,8 +391,37 @@ impl RepoMap {
         fitted.map(|f| f.text)
     }
 
+    /// One warning per file with a problem, once per session; past
+    /// [`PROBLEMS_SHOWN`] new ones, a count instead (all of them at debug level).
+    fn warn_problems(&mut self, files: &[(PathBuf, String)], problems: &[(usize, Problem)]) {
+        let unseen: Vec<&(usize, Problem)> = problems
+            .iter()
+            .filter(|(i, _)| self.warned_files.insert(files[*i].0.clone()))
+            .collect();
+        // A summary line only when it saves at least two lines.
+        let shown = if unseen.len() <= PROBLEMS_SHOWN + 1 {
+            unseen.len()
+        } else {
+            PROBLEMS_SHOWN
+        };
+        for (n, (i, problem)) in unseen.iter().enumerate() {
+            let rel = &files[*i].1;
+            if n < shown {
+                tracing::warn!("{rel} {problem}");
+            } else {
+                tracing::debug!("{rel} {problem}");
+            }
+        }
+        let more = unseen.len() - shown;
+        if more > 0 {
+            tracing::warn!(
+                "{more} more files have no tags or fewer than they hold (-v lists them)"
+            );
+        }
+    }
+
     /// The tags of every file, from the store where unchanged.
-    fn scan(&self, files: &[(PathBuf, String)], profile: Dialect) -> (Vec<Vec<Tag>>, ScanStats) {
+    fn scan(&self, files: &[(PathBuf, String)], profile: Dialect) -> ScanOutput {
         let opened = open_store(&self.config.cache, &OpenOptions::default());
         let done = AtomicUsize::new(0);
         let total = files.len();
@@ -391,10 +438,11 @@ impl RepoMap {
                 .config
                 .prune_cache
                 .then_some(self.config.root.as_path()),
+            limits: self.config.limits,
         };
         let out = scan(&*opened.store, files, &opts, &tick);
         drop(opened);
-        (out.tags, out.stats)
+        out
     }
 }
 

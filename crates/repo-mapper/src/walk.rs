@@ -13,8 +13,9 @@ const HIDDEN_DIRS_KEPT: &[&str] = &[".github"];
 ///
 /// Follows `.gitignore` (also outside a git repository), `.ignore` and git's exclude files;
 /// skips hidden directories except `.github`, and `skip_dir` (the tag cache) wherever it
-/// is; keeps hidden files (`.env.example` is an important file); follows symlinks to
-/// regular files, never symlinks to directories. Walks in parallel. Entries that cannot be
+/// is, even when it is a file; keeps hidden files (`.env.example` is an important file);
+/// lists symlinks to regular files (the map reads only those whose target is inside the
+/// root, see `RepoMap`), never follows symlinks to directories. Walks in parallel. Entries that cannot be
 /// read are skipped with a debug message.
 pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
     let found = Mutex::new(Vec::new());
@@ -24,12 +25,16 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
         .require_git(false)
         .follow_links(false)
         .filter_entry(move |entry| {
-            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-            if !is_dir || entry.depth() == 0 {
+            if entry.depth() == 0 {
                 return true;
             }
+            // The cache location is never mapped, even when it is not a directory.
             if skip_dir.as_deref() == Some(entry.path()) {
                 return false;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if !is_dir {
+                return true;
             }
             let name = entry.file_name().to_string_lossy();
             !name.starts_with('.') || HIDDEN_DIRS_KEPT.contains(&name.as_ref())
@@ -105,7 +110,12 @@ mod tests {
             std::os::unix::fs::symlink(r.join("b.py"), r.join("link.py")).unwrap();
             std::os::unix::fs::symlink(r.join("a"), r.join("linkdir")).unwrap();
         }
+        fs::write(r.join("cache-file"), "not a directory").unwrap();
         let files = list_files(r, Some(&r.join("cache-here")));
+        assert!(
+            !rels(r, &list_files(r, Some(&r.join("cache-file"))))
+                .contains(&"cache-file".to_owned())
+        );
         let mut want = vec![
             ".env.example",
             ".github/workflows/ci.yml",
@@ -113,6 +123,7 @@ mod tests {
             "a/b.rs",
             "a/z.py",
             "b.py",
+            "cache-file",
         ];
         if cfg!(unix) {
             want.push("link.py");

@@ -1,0 +1,185 @@
+//! Issue 12, as a user sees it: hostile repositories still give a map, nothing outside the
+//! root reaches it, and each problem is one line on stderr.
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+
+const SECRET: &str = "def leaked_secret_function():\n    return 'token'\n";
+
+/// `base/repo` with two good files, and `base/secret.py` outside the root.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    fs::create_dir_all(root.join("pkg")).unwrap();
+    fs::write(
+        root.join("pkg/models.py"),
+        "class Order:\n    def total(self):\n        return 1\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("pkg/service.py"),
+        "from pkg.models import Order\n\ndef checkout():\n    return Order().total()\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("secret.py"), SECRET).unwrap();
+    dir
+}
+
+fn run(root: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut c = Command::cargo_bin("repo-mapper").unwrap();
+    c.current_dir(root)
+        .env_remove("RUST_LOG")
+        .env_remove("REPO_MAPPER_CACHE_DIR")
+        .arg(".")
+        .args(args);
+    if let Some(input) = stdin {
+        c.write_stdin(input);
+    }
+    c.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn files_from_lines_outside_the_root_are_skipped_with_a_warning() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    let outside = dir.path().join("secret.py");
+    let list = format!(
+        "pkg/models.py\npkg/service.py\n../secret.py\n{}\n/etc/passwd\n../../../etc/passwd\n",
+        outside.display()
+    );
+    let out = run(&root, &["--files-from", "-"], Some(&list));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("Order"), "{stdout}");
+    for leaked in ["leaked_secret", "secret.py", "passwd", "root:"] {
+        assert!(!stdout.contains(leaked), "{leaked} in the map:\n{stdout}");
+    }
+    assert_eq!(
+        stderr.matches("outside the repository root").count(),
+        4,
+        "{stderr}"
+    );
+    assert!(stderr.lines().all(|l| l.contains("outside")), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_root_are_read_only_when_asked() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    std::os::unix::fs::symlink(dir.path().join("secret.py"), root.join("link.py")).unwrap();
+    for profile in ["default", "aider"] {
+        let out = run(&root, &["--no-cache", "--profile", profile], None);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{stderr}");
+        assert!(stdout.contains("Order"), "{stdout}");
+        assert!(!stdout.contains("leaked_secret"), "{profile}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("link.py") && stderr.contains("symlink"),
+            "{stderr}"
+        );
+
+        let args = [
+            "--no-cache",
+            "--profile",
+            profile,
+            "--follow-external-symlinks",
+        ];
+        let followed = run(&root, &args, None);
+        assert!(
+            text(&followed.stdout).contains("leaked_secret"),
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn a_deeply_nested_file_does_not_stall_the_map() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    let n = 100_000;
+    let deep: String = (0..n)
+        .map(|i| format!("function f{i}(){{"))
+        .collect::<String>()
+        + "x();"
+        + &"}".repeat(n);
+    fs::write(root.join("deep.js"), deep).unwrap();
+    let out = run(&root, &["--no-cache", "--time-per-file", "1"], None);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("Order") && stdout.contains("checkout"),
+        "{stdout}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("deep.js") && stderr.contains("too long"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn files_that_are_not_utf8_are_named_once_each_then_summed_up() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    fs::write(root.join("latin1.py"), b"def f():\n    return '\xe9'\n").unwrap();
+    let out = run(&root, &[], None);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("latin1.py is not valid UTF-8"), "{stderr}");
+    // Warm: the stored entry still says so.
+    let warm = text(&run(&root, &[], None).stderr);
+    assert!(warm.contains("latin1.py is not valid UTF-8"), "{warm}");
+
+    for i in 0..9 {
+        fs::write(root.join(format!("bad{i}.py")), b"x = '\xff'\n").unwrap();
+    }
+    let many = text(&run(&root, &[], None).stderr);
+    assert_eq!(many.lines().count(), 6, "{many}");
+    assert!(many.contains("5 more files"), "{many}");
+}
+
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_skipped_with_a_warning() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = repo();
+    let root = dir.path().join("repo");
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff.py");
+    fs::write(root.join(name), "def hidden_by_name(): pass\n").unwrap();
+    let out = run(&root, &["--no-cache"], None);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        !stdout.contains("hidden_by_name") && !stdout.contains("bad"),
+        "{stdout}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("not valid UTF-8"), "{stderr}");
+}
+
+#[test]
+fn a_cache_location_that_is_a_file_is_neither_mapped_nor_touched() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    fs::write(root.join(".repo-mapper"), "def not_a_cache(): pass\n").unwrap();
+    let out = run(&root, &[], None);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("Order"), "{stdout}");
+    assert!(!stdout.contains(".repo-mapper"), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(
+        fs::read_to_string(root.join(".repo-mapper")).unwrap(),
+        "def not_a_cache(): pass\n"
+    );
+}
