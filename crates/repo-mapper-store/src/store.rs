@@ -1,13 +1,15 @@
 //! The [`TagStore`] trait and its two implementations, plus opening a store with every
 //! recovery the SPEC asks for (§5.5).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::fs;
 use std::io;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{PoisonError, RwLock};
+use std::time::{Duration, Instant};
 
 use repo_mapper_tags::queries_fingerprint;
 
@@ -18,20 +20,35 @@ use crate::codec::FORMAT;
 /// `codec` module). The scan sees only this trait.
 ///
 /// Implementations are shared across rayon workers, hence `Send + Sync`. Write failures are
-/// reported, never fatal: a store that cannot write still serves the scan.
+/// reported, never fatal: a store that cannot write still serves the scan. Read failures
+/// look like missing entries; when they mean the data is damaged, [`is_damaged`] says so
+/// and [`reset`] starts the store afresh.
+///
+/// [`is_damaged`]: TagStore::is_damaged
+/// [`reset`]: TagStore::reset
 pub trait TagStore: Send + Sync {
-    /// The entry stored under `key`, if any.
+    /// The entry stored under `key`, if any. `None` too when it cannot be read.
     fn get(&self, key: &[u8]) -> Option<Vec<u8>>;
     /// Stores the entries, replacing older ones.
     fn put_batch(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> io::Result<()>;
     /// Removes the entries of these keys.
     fn remove_batch(&self, keys: Vec<Vec<u8>>) -> io::Result<()>;
-    /// Every stored key.
+    /// Every stored key (those read before a read error, if one stops the listing).
     fn keys(&self) -> Vec<Vec<u8>>;
     /// Makes the writes so far durable (a no-op in memory).
     fn flush(&self) -> io::Result<()>;
     /// A short description for diagnostics (`sled at …`, `memory`).
     fn describe(&self) -> String;
+    /// True once a read of this store ([`get`](TagStore::get), [`keys`](TagStore::keys))
+    /// hit an error that means its data is damaged; then entries are missing and every
+    /// run would re-parse their files, so the caller should [`reset`](TagStore::reset) it.
+    fn is_damaged(&self) -> bool {
+        false
+    }
+    /// Empties the store and leaves it usable: a damaged store on disk is deleted and
+    /// created anew in the same place, and is no longer damaged. On error the store cannot
+    /// be used any more (reads find nothing, writes fail): keep the tags in memory.
+    fn reset(&self) -> io::Result<()>;
 }
 
 /// A store in memory only: for `--no-cache`, and the fallback when no on-disk store can be
@@ -52,7 +69,7 @@ impl TagStore for MemoryStore {
     fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
         self.map
             .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(PoisonError::into_inner)
             .get(key)
             .cloned()
     }
@@ -60,13 +77,13 @@ impl TagStore for MemoryStore {
     fn put_batch(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> io::Result<()> {
         self.map
             .write()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(PoisonError::into_inner)
             .extend(entries);
         Ok(())
     }
 
     fn remove_batch(&self, keys: Vec<Vec<u8>>) -> io::Result<()> {
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
+        let mut map = self.map.write().unwrap_or_else(PoisonError::into_inner);
         for k in keys {
             map.remove(&k);
         }
@@ -76,7 +93,7 @@ impl TagStore for MemoryStore {
     fn keys(&self) -> Vec<Vec<u8>> {
         self.map
             .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(PoisonError::into_inner)
             .keys()
             .cloned()
             .collect()
@@ -89,15 +106,31 @@ impl TagStore for MemoryStore {
     fn describe(&self) -> String {
         "memory".to_owned()
     }
+
+    fn reset(&self) -> io::Result<()> {
+        self.map
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        Ok(())
+    }
 }
 
 /// A store on disk in a sled database.
 ///
 /// sled locks its directory exclusively: keep a `SledStore` only as long as a scan needs
 /// it, so other processes on the same repository can have it next.
+///
+/// A damaged database is not always refused by sled when it is opened: reads then fail
+/// for the entries in the damaged pages. Such reads are logged once (at debug level),
+/// count as misses, and set [`is_damaged`](TagStore::is_damaged); a panic inside sled
+/// counts as damage too, never reaching the caller.
 pub struct SledStore {
-    db: sled::Db,
+    /// `None` only after a [`reset`](TagStore::reset) that could not open a new database.
+    db: RwLock<Option<sled::Db>>,
     dir: PathBuf,
+    damaged: AtomicBool,
+    said_read: AtomicBool,
     warned_write: AtomicBool,
 }
 
@@ -108,19 +141,14 @@ impl std::fmt::Debug for SledStore {
 }
 
 impl SledStore {
-    /// Opens (creating if needed) the sled database in `dir`.
+    /// Opens (creating if needed) the sled database in `dir`. A panic inside sled (it has
+    /// some on damaged files) is returned as [`sled::Error::ReportableBug`].
     pub fn open(dir: &Path) -> Result<SledStore, sled::Error> {
-        let db = sled::Config::new()
-            .path(dir)
-            .mode(sled::Mode::LowSpace)
-            .cache_capacity(32 * 1024 * 1024)
-            .use_compression(true)
-            .compression_factor(1)
-            .flush_every_ms(None)
-            .open()?;
         Ok(SledStore {
-            db,
+            db: RwLock::new(Some(open_db(dir)?)),
             dir: dir.to_path_buf(),
+            damaged: AtomicBool::new(false),
+            said_read: AtomicBool::new(false),
             warned_write: AtomicBool::new(false),
         })
     }
@@ -132,25 +160,71 @@ impl SledStore {
 
     /// Bytes the database takes on disk.
     pub fn size_on_disk(&self) -> u64 {
-        self.db.size_on_disk().unwrap_or(0)
+        self.with_db(|db| db.size_on_disk()).unwrap_or(0)
+    }
+
+    /// Runs `f` on the database under the read lock, a panic turned into an error.
+    fn with_db<T>(&self, f: impl FnOnce(&sled::Db) -> sled::Result<T>) -> sled::Result<T> {
+        let slot = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        let db = slot
+            .as_ref()
+            .ok_or_else(|| sled::Error::Io(io::Error::other("closed after a failed reset")))?;
+        unpanicked(|| f(db))
+    }
+
+    /// Notes a failed read: damage if it means corruption, and one debug line per store.
+    fn read_failed(&self, e: &sled::Error) {
+        if is_corruption(e) {
+            self.damaged.store(true, Ordering::Relaxed);
+        }
+        if !self.said_read.swap(true, Ordering::Relaxed) {
+            tracing::debug!(
+                "{}",
+                one_line(&format!(
+                    "tag cache {} cannot be read: {}",
+                    self.dir.display(),
+                    sled_text(e)
+                ))
+            );
+        }
     }
 
     fn io_result(&self, r: sled::Result<()>) -> io::Result<()> {
         r.map_err(|e| {
+            let text = one_line(&format!(
+                "tag cache at {} cannot be written: {}",
+                self.dir.display(),
+                sled_text(&e)
+            ));
             if !self.warned_write.swap(true, Ordering::Relaxed) {
-                tracing::warn!("tag cache at {} cannot be written: {e}", self.dir.display());
+                tracing::warn!("{text}");
             }
-            io::Error::other(e.to_string())
+            io::Error::new(io::Error::from(e).kind(), text)
+        })
+    }
+
+    /// Deletes the database directory and opens a new database there.
+    fn recreate(&self) -> io::Result<sled::Db> {
+        let failed = |e: &dyn std::fmt::Display| {
+            one_line(&format!(
+                "cannot recreate the tag cache {}: {e}",
+                self.dir.display()
+            ))
+        };
+        remove_store_dir(&self.dir).map_err(|e| io::Error::new(e.kind(), failed(&e)))?;
+        open_db(&self.dir).map_err(|e| {
+            let text = failed(&sled_text(&e));
+            io::Error::new(io::Error::from(e).kind(), text)
         })
     }
 }
 
 impl TagStore for SledStore {
     fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
-        match self.db.get(key) {
+        match self.with_db(|db| db.get(key)) {
             Ok(v) => v.map(|v| v.to_vec()),
             Err(e) => {
-                tracing::debug!("tag cache read failed: {e}");
+                self.read_failed(&e);
                 None
             }
         }
@@ -161,7 +235,7 @@ impl TagStore for SledStore {
         for (k, v) in entries {
             batch.insert(k, v);
         }
-        self.io_result(self.db.apply_batch(batch))
+        self.io_result(self.with_db(|db| db.apply_batch(batch)))
     }
 
     fn remove_batch(&self, keys: Vec<Vec<u8>>) -> io::Result<()> {
@@ -169,26 +243,136 @@ impl TagStore for SledStore {
         for k in keys {
             batch.remove(k);
         }
-        self.io_result(self.db.apply_batch(batch))
+        self.io_result(self.with_db(|db| db.apply_batch(batch)))
     }
 
     fn keys(&self) -> Vec<Vec<u8>> {
-        self.db
-            .iter()
-            .keys()
-            .filter_map(Result::ok)
-            .map(|k| k.to_vec())
-            .collect()
+        // Stop at the first error: sled's iterator retries a failed step for ever.
+        let mut keys = Vec::new();
+        let listed = self.with_db(|db| {
+            for k in db.iter().keys() {
+                keys.push(k?.to_vec());
+            }
+            Ok(())
+        });
+        if let Err(e) = listed {
+            self.read_failed(&e);
+        }
+        keys
     }
 
     fn flush(&self) -> io::Result<()> {
-        let r = self.db.flush().map(|_| ());
-        self.io_result(r)
+        self.io_result(self.with_db(|db| db.flush().map(|_| ())))
     }
 
     fn describe(&self) -> String {
         format!("sled at {}", self.dir.display())
     }
+
+    fn is_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
+    }
+
+    fn reset(&self) -> io::Result<()> {
+        let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
+        close(slot.take());
+        *slot = Some(self.recreate()?);
+        self.damaged.store(false, Ordering::Relaxed);
+        self.said_read.store(false, Ordering::Relaxed);
+        self.warned_write.store(false, Ordering::Relaxed);
+        tracing::debug!(
+            "{}",
+            one_line(&format!("tag cache {} reset", self.dir.display()))
+        );
+        Ok(())
+    }
+}
+
+impl Drop for SledStore {
+    fn drop(&mut self) {
+        close(
+            self.db
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+    }
+}
+
+/// Opens the sled database in `dir` with our settings; a panic inside sled is an error.
+fn open_db(dir: &Path) -> sled::Result<sled::Db> {
+    let config = sled::Config::new()
+        .path(dir)
+        .mode(sled::Mode::LowSpace)
+        .cache_capacity(32 * 1024 * 1024)
+        .use_compression(true)
+        .compression_factor(1)
+        .flush_every_ms(None);
+    unpanicked(|| config.open())
+}
+
+/// Closes a database (flushing it), a panic inside sled while doing so ignored: on a
+/// damaged database sled may panic where it expects its data to be sound.
+fn close(db: Option<sled::Db>) {
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(db)));
+}
+
+/// Runs `f`, turning a panic into [`sled::Error::ReportableBug`] (which counts as damage).
+fn unpanicked<T>(f: impl FnOnce() -> sled::Result<T>) -> sled::Result<T> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|panic| Err(sled::Error::ReportableBug(panic_text(&*panic))))
+}
+
+fn panic_text(panic: &(dyn Any + Send)) -> String {
+    let what = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    format!("sled panicked: {what}")
+}
+
+/// Removes a store directory; one that does not exist is fine.
+fn remove_store_dir(dir: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a sled error means the database is damaged (then deleting it loses nothing
+/// that can still be read), as opposed to an environment problem such as permissions, a
+/// read-only file system or a full disk, which deleting would not mend.
+fn is_corruption(e: &sled::Error) -> bool {
+    match e {
+        sled::Error::Corruption { .. }
+        | sled::Error::Unsupported(_)
+        | sled::Error::ReportableBug(_)
+        | sled::Error::CollectionNotFound(_) => true,
+        sled::Error::Io(io) => matches!(
+            io.kind(),
+            io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof
+        ),
+    }
+}
+
+/// A sled error as text for our diagnostics: one line, without sled's empty backtrace.
+fn sled_text(e: &sled::Error) -> String {
+    match e {
+        sled::Error::Corruption { at: Some(at), .. } => format!("corrupted data at {at:?}"),
+        sled::Error::Corruption { at: None, .. } => "corrupted data".to_owned(),
+        other => one_line(&other.to_string()),
+    }
+}
+
+/// `text` on one line: line breaks (and other control characters) become single spaces.
+fn one_line(text: &str) -> String {
+    let parts: Vec<&str> = text
+        .split(char::is_control)
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect();
+    parts.join(" ")
 }
 
 /// Where the tag store lives.
@@ -259,12 +443,16 @@ impl std::fmt::Debug for OpenedStore {
 /// Opens the tag store at `location`. Never fails:
 ///
 /// * creates the cache directory with a `.gitignore` of `*`, and removes store directories
-///   of other versions;
+///   of other versions; a cache location that exists but is not a directory is left alone
+///   and memory is used;
 /// * when another process holds the store, retries for `opts.lock_wait`, then uses memory;
-/// * when the store is corrupt or unreadable, deletes and recreates it once; if that fails
-///   too (read-only repository, full disk), uses memory.
+/// * when the store is damaged (sled reports corruption, an unreadable configuration or
+///   format, or a panic), deletes and recreates it once; if that fails too, uses memory;
+/// * when it cannot be opened for any other reason (permission denied, read-only file
+///   system, full disk or quota, …), leaves it untouched on disk and uses memory.
 ///
-/// Each fallback logs one warning and is reported in [`OpenedStore::fallback_reason`].
+/// Each fallback logs one warning, on one line, naming the path, and is reported in
+/// [`OpenedStore::fallback_reason`].
 pub fn open_store(location: &CacheLocation, opts: &OpenOptions) -> OpenedStore {
     let base = match location {
         CacheLocation::Memory => {
@@ -281,6 +469,7 @@ pub fn open_store(location: &CacheLocation, opts: &OpenOptions) -> OpenedStore {
             fallback_reason: None,
         },
         Err(reason) => {
+            let reason = one_line(&reason);
             tracing::warn!("{reason}; keeping tags in memory for this run");
             OpenedStore {
                 store: Box::new(MemoryStore::new()),
@@ -290,7 +479,85 @@ pub fn open_store(location: &CacheLocation, opts: &OpenOptions) -> OpenedStore {
     }
 }
 
+/// Why sled would not open a store, as far as recovery is concerned.
+enum OpenFailure {
+    /// Another process holds it: wait.
+    Locked,
+    /// Its data is damaged: delete and recreate it.
+    Corrupt,
+    /// Anything else (permissions, read-only, disk full): leave it alone.
+    Other,
+}
+
+fn classify(e: &sled::Error) -> OpenFailure {
+    if is_lock_error(e) {
+        OpenFailure::Locked
+    } else if is_corruption(e) {
+        OpenFailure::Corrupt
+    } else {
+        OpenFailure::Other
+    }
+}
+
 fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, String> {
+    prepare_cache_dir(base)?;
+    let name = store_dir_name();
+    remove_other_versions(base, &name);
+    let dir = base.join(&name);
+    let deadline = Instant::now() + opts.lock_wait;
+    let mut recreated = false;
+    loop {
+        let e = match SledStore::open(&dir) {
+            Ok(store) => return Ok(store),
+            Err(e) => e,
+        };
+        let why = sled_text(&e);
+        match classify(&e) {
+            OpenFailure::Locked if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            OpenFailure::Locked => {
+                return Err(format!(
+                    "the tag cache {} is in use by another process",
+                    dir.display()
+                ));
+            }
+            OpenFailure::Corrupt if !recreated => {
+                recreated = true;
+                recreate_damaged(&dir, &why)?;
+            }
+            OpenFailure::Corrupt => {
+                return Err(format!(
+                    "the tag cache {} cannot be opened even after recreating it: {why}",
+                    dir.display()
+                ));
+            }
+            OpenFailure::Other => {
+                return Err(format!(
+                    "the tag cache {} cannot be opened ({why}); it is left as it is",
+                    dir.display()
+                ));
+            }
+        }
+    }
+}
+
+/// Creates the cache directory and its `.gitignore`; refuses a path that is not a
+/// directory (a file is never touched).
+fn prepare_cache_dir(base: &Path) -> Result<(), String> {
+    if let Ok(meta) = fs::metadata(base)
+        && !meta.is_dir()
+    {
+        let what = if meta.is_file() {
+            "a file"
+        } else {
+            "not a directory"
+        };
+        return Err(format!(
+            "the tag cache directory {} is {what}; it is left as it is",
+            base.display()
+        ));
+    }
     fs::create_dir_all(base).map_err(|e| {
         format!(
             "cannot create the tag cache directory {}: {e}",
@@ -302,47 +569,24 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, String> {
         // Best effort: the cache still works if this cannot be written.
         let _ = fs::write(&gitignore, "*\n");
     }
-    let name = store_dir_name();
-    remove_other_versions(base, &name);
-    let dir = base.join(&name);
+    Ok(())
+}
 
-    let deadline = std::time::Instant::now() + opts.lock_wait;
-    let mut recreated = false;
-    loop {
-        match SledStore::open(&dir) {
-            Ok(store) => return Ok(store),
-            Err(e) if is_lock_error(&e) => {
-                if std::time::Instant::now() >= deadline {
-                    return Err(format!(
-                        "the tag cache {} is in use by another process",
-                        dir.display()
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(25));
-            }
-            Err(e) if !recreated => {
-                tracing::warn!(
-                    "tag cache {} is unusable ({e}); recreating it",
-                    dir.display()
-                );
-                recreated = true;
-                if let Err(rm) = fs::remove_dir_all(&dir)
-                    && rm.kind() != io::ErrorKind::NotFound
-                {
-                    return Err(format!(
-                        "the tag cache {} is unusable ({e}) and cannot be removed: {rm}",
-                        dir.display()
-                    ));
-                }
-            }
-            Err(e) => {
-                return Err(format!(
-                    "the tag cache {} cannot be opened even after recreating it: {e}",
-                    dir.display()
-                ));
-            }
-        }
-    }
+/// Deletes a store sled found damaged when opening it, saying so in one warning (or, if it
+/// cannot be deleted, in the fallback's warning only).
+fn recreate_damaged(dir: &Path, why: &str) -> Result<(), String> {
+    remove_store_dir(dir).map_err(|rm| {
+        format!(
+            "the tag cache {} is damaged ({why}) and cannot be removed: {rm}",
+            dir.display()
+        )
+    })?;
+    let text = format!(
+        "tag cache {} is damaged ({why}); recreating it",
+        dir.display()
+    );
+    tracing::warn!("{}", one_line(&text));
+    Ok(())
 }
 
 fn is_lock_error(e: &sled::Error) -> bool {
@@ -358,10 +602,84 @@ fn remove_other_versions(base: &Path, keep: &str) {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         if name.starts_with("tags-v") && name != keep && entry.path().is_dir() {
-            match fs::remove_dir_all(entry.path()) {
-                Ok(()) => tracing::debug!("removed stale tag cache {name}"),
-                Err(e) => tracing::debug!("cannot remove stale tag cache {name}: {e}"),
-            }
+            let path = entry.path();
+            let text = match fs::remove_dir_all(&path) {
+                Ok(()) => format!("removed stale tag cache {}", path.display()),
+                Err(e) => format!("cannot remove stale tag cache {}: {e}", path.display()),
+            };
+            tracing::debug!("{}", one_line(&text));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io_error(kind: io::ErrorKind) -> sled::Error {
+        sled::Error::Io(io::Error::from(kind))
+    }
+
+    #[test]
+    fn only_damage_counts_as_corruption() {
+        use io::ErrorKind::*;
+        let damaged = [
+            sled::Error::Corruption { at: None, bt: () },
+            sled::Error::Unsupported("failed to parse persisted config".into()),
+            sled::Error::ReportableBug("sled panicked: tried to serialize".into()),
+            io_error(InvalidData),
+            io_error(UnexpectedEof),
+        ];
+        for e in &damaged {
+            assert!(matches!(classify(e), OpenFailure::Corrupt), "{e}");
+        }
+        let environment = [
+            io_error(PermissionDenied),
+            io_error(ReadOnlyFilesystem),
+            io_error(StorageFull),
+            io_error(QuotaExceeded),
+            io_error(IsADirectory),
+            io_error(NotADirectory),
+            io_error(Other),
+        ];
+        for e in &environment {
+            assert!(matches!(classify(e), OpenFailure::Other), "{e}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn os_errors_of_a_full_or_read_only_disk_are_not_corruption() {
+        // ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EIO.
+        for code in [28, 122, 30, 13, 1, 5] {
+            let e = sled::Error::Io(io::Error::from_raw_os_error(code));
+            assert!(matches!(classify(&e), OpenFailure::Other), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_held_lock_is_waited_for() {
+        let e = sled::Error::Io(io::Error::other(
+            "could not acquire lock on \"/r/.repo-mapper/tags/db\": Os { code: 11 }",
+        ));
+        assert!(matches!(classify(&e), OpenFailure::Locked));
+    }
+
+    #[test]
+    fn diagnostics_are_flattened_to_one_line() {
+        assert_eq!(one_line("a\nb\r\n  c\t d "), "a b c d");
+        assert_eq!(one_line("plain text"), "plain text");
+        let e = sled::Error::Unsupported("first line\nsecond line".into());
+        assert_eq!(sled_text(&e), "Unsupported: first line second line");
+        let e = sled::Error::Corruption { at: None, bt: () };
+        assert_eq!(sled_text(&e), "corrupted data");
+    }
+
+    #[test]
+    fn a_panic_inside_sled_is_an_error() {
+        let r: sled::Result<()> = unpanicked(|| panic!("tried to serialize"));
+        let e = r.unwrap_err();
+        assert!(matches!(classify(&e), OpenFailure::Corrupt));
+        assert!(e.to_string().contains("tried to serialize"));
     }
 }

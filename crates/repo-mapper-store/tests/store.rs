@@ -384,6 +384,9 @@ impl TagStore for FullDisk {
     fn describe(&self) -> String {
         "full disk".into()
     }
+    fn reset(&self) -> io::Result<()> {
+        self.0.reset()
+    }
 }
 
 #[test]

@@ -1,0 +1,345 @@
+//! Hostile input for the tag store (issue 12): a damaged data file, stores that must not be
+//! deleted, a cache location that is a file, and our diagnostics on one line each.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use repo_mapper_store::{
+    CacheLocation, MemoryStore, OpenOptions, OpenedStore, TagStore, open_store, store_dir_name,
+};
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Metadata, span};
+
+fn opts() -> OpenOptions {
+    OpenOptions {
+        lock_wait: Duration::from_millis(100),
+    }
+}
+
+fn cache_of(root: &Path) -> CacheLocation {
+    CacheLocation::Dir(root.join(".repo-mapper"))
+}
+
+fn store_dir(root: &Path) -> PathBuf {
+    root.join(".repo-mapper").join(store_dir_name())
+}
+
+/// Entries like the scan's: about as many as a mid-sized repository has files.
+const ENTRIES: usize = 3000;
+const VALUE_LEN: usize = 600;
+
+fn key(i: usize) -> Vec<u8> {
+    format!("\x01/repo/src/module{i:05}.py").into_bytes()
+}
+
+/// Pseudo-random bytes (xorshift): zstd cannot compress them, so each value lies in the
+/// data file verbatim and can be found there.
+fn value(i: usize) -> Vec<u8> {
+    let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..VALUE_LEN)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+/// A store of [`ENTRIES`] entries, written and closed; with `reopen`, opened and closed once
+/// more (as the next run would), so sled has written its snapshot.
+fn build_store(cache: &CacheLocation, reopen: bool) {
+    let opened = open_store(cache, &opts());
+    assert!(opened.fallback_reason.is_none());
+    let entries: Vec<_> = (0..ENTRIES).map(|i| (key(i), value(i))).collect();
+    for chunk in entries.chunks(256) {
+        opened.store.put_batch(chunk.to_vec()).unwrap();
+    }
+    opened.store.flush().unwrap();
+    drop(opened);
+    if reopen {
+        drop(open_store(cache, &opts()));
+    }
+}
+
+/// Zeroes every copy of the start of these entries' values in the sled data file: the
+/// pages that hold them fail their checksum when read. (Zeroing a 100,000-byte stretch at a
+/// third of the file, as in the issue, also does it, but in only about one run in five: the
+/// stretch often lands on stale copies, or on pages sled reads when it opens.)
+fn damage(db: &Path, entries: &[usize]) -> usize {
+    let mut bytes = fs::read(db).unwrap();
+    let mut hits = 0;
+    for &i in entries {
+        let needle = &value(i)[..32];
+        let mut at = 0;
+        while let Some(found) = bytes[at..].windows(32).position(|w| w == needle) {
+            at += found;
+            bytes[at..at + 32].fill(0);
+            hits += 1;
+        }
+    }
+    fs::write(db, bytes).unwrap();
+    hits
+}
+
+/// Records the events of this crate: level and message.
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<(Level, String)>>>);
+
+struct Message(String);
+
+impl Visit for Message {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+impl tracing::Subscriber for Capture {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        metadata.target().starts_with("repo_mapper_store")
+    }
+    fn new_span(&self, _: &span::Attributes<'_>) -> span::Id {
+        span::Id::from_u64(1)
+    }
+    fn record(&self, _: &span::Id, _: &span::Record<'_>) {}
+    fn record_follows_from(&self, _: &span::Id, _: &span::Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        let level = *event.metadata().level();
+        self.0.lock().unwrap().push((level, message.0));
+    }
+    fn enter(&self, _: &span::Id) {}
+    fn exit(&self, _: &span::Id) {}
+}
+
+/// Runs `f`, returning what it returns and the events this crate logged meanwhile.
+fn logged<T>(f: impl FnOnce() -> T) -> (T, Vec<(Level, String)>) {
+    let capture = Capture::default();
+    let out = tracing::subscriber::with_default(capture.clone(), f);
+    let events = capture.0.lock().unwrap().clone();
+    (out, events)
+}
+
+fn warnings(events: &[(Level, String)]) -> Vec<&str> {
+    events
+        .iter()
+        .filter(|(level, _)| *level == Level::WARN)
+        .map(|(_, m)| m.as_str())
+        .collect()
+}
+
+fn assert_memory_with_one_warning(opened: &OpenedStore, events: &[(Level, String)], path: &Path) {
+    assert_eq!(opened.store.describe(), "memory");
+    let reason = opened
+        .fallback_reason
+        .as_deref()
+        .expect("a fallback reason");
+    let warned = warnings(events);
+    assert_eq!(warned.len(), 1, "exactly one warning: {events:?}");
+    assert!(warned[0].contains(reason), "{warned:?}");
+    assert!(!warned[0].contains('\n'), "{warned:?}");
+    assert!(
+        warned[0].contains(&path.display().to_string()),
+        "names {}: {warned:?}",
+        path.display()
+    );
+}
+
+fn lost_entries(store: &dyn TagStore) -> usize {
+    (0..ENTRIES)
+        .filter(|&i| store.get(&key(i)) != Some(value(i)))
+        .count()
+}
+
+#[test]
+fn damaged_data_file_is_detected_and_reset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = cache_of(tmp.path());
+    build_store(&cache, true);
+    let hits = damage(&store_dir(tmp.path()).join("db"), &[700, 1500, 2300]);
+    assert!(hits >= 3, "every value is in the file at least once");
+
+    let ((opened, lost, listed), events) = logged(|| {
+        let opened = open_store(&cache, &opts());
+        let lost = lost_entries(&*opened.store);
+        // Listing stops at the damage instead of retrying it for ever.
+        let listed = opened.store.keys().len();
+        (opened, lost, listed)
+    });
+    let store = &opened.store;
+    assert!(opened.fallback_reason.is_none(), "{opened:?}");
+    assert!(store.describe().starts_with("sled at"));
+    let recreated = warnings(&events).iter().any(|w| w.contains("is damaged"));
+    if store.is_damaged() {
+        assert!(!recreated);
+        assert!(lost > 0 && lost < ENTRIES, "{lost} entries unreadable");
+        assert!(listed < ENTRIES);
+        let said = events.iter().filter(|(_, m)| m.contains("cannot be read"));
+        assert_eq!(said.count(), 1, "one line per store, not one per key");
+    } else {
+        // sled refused it when opening: already recreated, empty.
+        assert!(recreated, "damage must show: {events:?}");
+        assert_eq!((lost, listed), (ENTRIES, 0));
+        eprintln!("note: this time sled noticed the damage when opening the store");
+    }
+
+    store.reset().unwrap();
+    assert!(!store.is_damaged());
+    assert!(store.keys().is_empty());
+    assert_eq!(store.get(&key(0)), None);
+    let fresh: Vec<_> = (0..10).map(|i| (key(i), value(i))).collect();
+    store.put_batch(fresh).unwrap();
+    store.flush().unwrap();
+    assert_eq!(store.get(&key(3)), Some(value(3)));
+    drop(opened);
+
+    let (reopened, events) = logged(|| open_store(&cache, &opts()));
+    assert!(reopened.fallback_reason.is_none());
+    assert!(warnings(&events).is_empty(), "{events:?}");
+    assert_eq!(reopened.store.keys().len(), 10);
+    assert_eq!(lost_entries(&*reopened.store), ENTRIES - 10);
+    assert!(!reopened.store.is_damaged());
+}
+
+#[test]
+fn memory_store_reset_empties_it() {
+    let store = MemoryStore::new();
+    store.put_batch(vec![(key(1), value(1))]).unwrap();
+    assert!(!store.is_damaged());
+    store.reset().unwrap();
+    assert!(store.keys().is_empty());
+    store.put_batch(vec![(key(2), value(2))]).unwrap();
+    assert_eq!(store.get(&key(2)), Some(value(2)));
+}
+
+#[test]
+fn store_that_cannot_be_opened_but_is_not_damaged_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = cache_of(tmp.path());
+    drop(open_store(&cache, &opts()));
+    // sled's data file replaced by a directory: opening it fails with "is a directory",
+    // an environment problem as permission denied is, not damage.
+    let dir = store_dir(tmp.path());
+    fs::remove_file(dir.join("db")).unwrap();
+    fs::create_dir(dir.join("db")).unwrap();
+    fs::write(dir.join("db/precious"), "not ours").unwrap();
+
+    let (opened, events) = logged(|| open_store(&cache, &opts()));
+    assert_memory_with_one_warning(&opened, &events, &dir);
+    assert!(dir.join("conf").is_file(), "the store is still there");
+    assert_eq!(
+        fs::read_to_string(dir.join("db/precious")).unwrap(),
+        "not ours"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_store_is_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = cache_of(tmp.path());
+    build_store(&cache, true);
+    let dir = store_dir(tmp.path());
+    let files = [dir.join("conf"), dir.join("db")];
+    let set_mode = |mode| {
+        for f in &files {
+            fs::set_permissions(f, fs::Permissions::from_mode(mode)).unwrap();
+        }
+    };
+    set_mode(0o000);
+    if fs::File::open(&files[0]).is_ok() {
+        set_mode(0o644);
+        eprintln!("note: permission bits do not deny this user (root?); nothing to check");
+        return;
+    }
+    let (opened, events) = logged(|| open_store(&cache, &opts()));
+    set_mode(0o644);
+    assert_memory_with_one_warning(&opened, &events, &dir);
+    let reason = opened.fallback_reason.unwrap();
+    assert!(reason.contains("ermission denied"), "{reason}");
+    let reopened = open_store(&cache, &opts());
+    assert_eq!(lost_entries(&*reopened.store), 0, "nothing was deleted");
+}
+
+#[test]
+fn cache_location_that_is_a_file_is_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join(".repo-mapper");
+    fs::write(&base, "someone else's file").unwrap();
+    let (opened, events) = logged(|| open_store(&CacheLocation::Dir(base.clone()), &opts()));
+    assert_memory_with_one_warning(&opened, &events, &base);
+    let reason = opened.fallback_reason.as_deref().unwrap();
+    assert!(reason.contains("is a file"), "{reason}");
+    assert_eq!(fs::read_to_string(&base).unwrap(), "someone else's file");
+}
+
+#[cfg(unix)]
+#[test]
+fn warnings_are_one_line_even_when_the_path_has_line_breaks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("two\nlines");
+    fs::create_dir(&root).unwrap();
+    let cache = cache_of(&root);
+    drop(open_store(&cache, &opts()));
+    fs::write(store_dir(&root).join("conf"), b"\xde\xad not a sled config").unwrap();
+
+    let (opened, events) = logged(|| open_store(&cache, &opts()));
+    assert!(opened.fallback_reason.is_none(), "recreated: {opened:?}");
+    let warned = warnings(&events);
+    assert_eq!(warned.len(), 1, "{events:?}");
+    assert!(warned[0].contains("is damaged"), "{warned:?}");
+    assert!(warned[0].contains("two lines"), "{warned:?}");
+    for (_, message) in &events {
+        assert!(!message.contains('\n'), "{message:?}");
+    }
+
+    // A fallback says why on one line too.
+    drop(opened);
+    let base = root.join("file\nhere");
+    fs::write(&base, "").unwrap();
+    let opened = open_store(&CacheLocation::Dir(base), &opts());
+    let reason = opened.fallback_reason.unwrap();
+    assert!(
+        reason.contains("file here") && !reason.contains('\n'),
+        "{reason}"
+    );
+}
+
+/// The issue's damage (100,000 zero bytes at a third of the data file), many times over:
+/// whatever sled makes of it (refused at open, a panic, reads failing, entries silently
+/// lost, nothing), the store opens, reads end, and a reset leaves it clean. Odd rounds damage
+/// a store sled has no snapshot of yet, where it panics more often.
+/// `cargo test -p repo-mapper-store --test hostile -- --ignored`.
+#[test]
+#[ignore = "slow: 20 stores of 3,000 entries"]
+fn issue_damage_never_escapes() {
+    for round in 0..20 {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = cache_of(tmp.path());
+        build_store(&cache, round % 2 == 0);
+        let db = store_dir(tmp.path()).join("db");
+        let mut bytes = fs::read(&db).unwrap();
+        let at = bytes.len() / 3;
+        let end = (at + 100_000).min(bytes.len());
+        bytes[at..end].fill(0);
+        fs::write(&db, bytes).unwrap();
+
+        let opened = open_store(&cache, &opts());
+        let store = &opened.store;
+        let lost = lost_entries(&**store);
+        let listed = store.keys().len();
+        eprintln!(
+            "round {round}: {} lost {lost} listed {listed} damaged {}",
+            store.describe(),
+            store.is_damaged()
+        );
+        store.reset().unwrap();
+        assert!(!store.is_damaged() && store.keys().is_empty());
+    }
+}
