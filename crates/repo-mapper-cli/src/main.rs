@@ -181,6 +181,7 @@ fn main() -> ExitCode {
         }
     };
     init_tracing(cli.verbose);
+    quiet_caught_sled_panics();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
@@ -197,6 +198,21 @@ fn say(message: &str) {
 
 /// Installs the diagnostics subscriber: our events on stderr, one escaped line each
 /// ([`EscapedStderr`]), coloured only on a terminal without `NO_COLOR`.
+/// sled panics on some damaged data files; the store catches those panics and treats the
+/// store as corrupt (one warning of ours), so the default hook's "thread … panicked at"
+/// report would be noise on stderr. Panics anywhere else keep the default report.
+fn quiet_caught_sled_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_sled = info.location().is_some_and(|l| l.file().contains("/sled-"));
+        if in_sled {
+            tracing::debug!("sled panicked (caught): {info}");
+        } else {
+            default(info);
+        }
+    }));
+}
+
 fn init_tracing(verbose: bool) {
     let ansi = colour_stderr();
     let _ = tracing_subscriber::fmt()

@@ -14,8 +14,10 @@
 //!   a new store, and stores of other versions are deleted when the cache is opened.
 //! * **Located** in `{root}/.repo-mapper/` (with a `.gitignore` of `*`), or where
 //!   `REPO_MAPPER_CACHE_DIR` or the caller says ([`CacheLocation`]).
-//! * **Recovered**: corrupt → deleted and recreated once; still unusable, locked by another
-//!   process for longer than the wait, or read-only → memory, with one warning.
+//! * **Recovered**: corrupt at open → deleted and recreated once; damaged reads during a
+//!   scan → reset and refilled from that scan; locked by another process for longer than
+//!   the wait, unreadable, read-only or on a full disk → left on disk, memory for this run.
+//!   One warning each.
 //!
 //! ```no_run
 //! use repo_mapper_store::{open_store, scan, CacheLocation, OpenOptions, ScanOptions};

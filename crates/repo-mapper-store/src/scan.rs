@@ -142,7 +142,7 @@ pub fn scan(
             outcome
         })
         .collect();
-    let rebuild = damaged(store) && reset(store);
+    let rebuild = store.is_damaged() && reset(store);
     let mut out = ScanOutput {
         stats: ScanStats {
             files: files.len(),
@@ -168,14 +168,9 @@ pub fn scan(
     out
 }
 
-// Placeholder until the store reports damage (TagStore::is_damaged / reset).
-fn damaged(_store: &dyn TagStore) -> bool {
-    false
-}
-
 /// Resets a damaged store; whether it is usable again (else it is left for this run).
 fn reset(store: &dyn TagStore) -> bool {
-    match Ok::<(), std::io::Error>(()) {
+    match store.reset() {
         Ok(()) => {
             tracing::warn!("the tag cache {} was damaged; rebuilt it", store.describe());
             true
