@@ -183,3 +183,47 @@ fn a_cache_location_that_is_a_file_is_neither_mapped_nor_touched() {
         "def not_a_cache(): pass\n"
     );
 }
+
+/// The damage: 100,000 zero bytes at a third of the store's data file. Whatever
+/// sled makes of it (refused at open, failed reads, or nothing), the run after the damage
+/// gives the same map, and the run after that is silent.
+#[test]
+fn a_damaged_store_heals_after_one_run() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    for i in 0..1500 {
+        let text = format!(
+            "def function_{i}_{:x}(a, b):\n    return helper_{i}(a) + b\n",
+            i * 7919
+        );
+        fs::write(root.join(format!("pkg/m{i:04}.py")), text).unwrap();
+    }
+    let first = run(&root, &[], None);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let db = fs::read_dir(root.join(".repo-mapper"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("tags-v"))
+        .unwrap()
+        .path()
+        .join("db");
+    let mut bytes = fs::read(&db).unwrap();
+    let at = bytes.len() / 3;
+    let end = (at + 100_000).min(bytes.len());
+    bytes[at..end].fill(0);
+    fs::write(&db, bytes).unwrap();
+
+    let damaged = run(&root, &[], None);
+    assert!(damaged.status.success(), "{}", text(&damaged.stderr));
+    assert_eq!(damaged.stdout, first.stdout);
+    assert!(
+        text(&damaged.stderr).lines().count() <= 1,
+        "{}",
+        text(&damaged.stderr)
+    );
+    for _ in 0..2 {
+        let healed = run(&root, &[], None);
+        assert_eq!(healed.stdout, first.stdout);
+        assert_eq!(text(&healed.stderr), "");
+    }
+}
