@@ -4,8 +4,11 @@
 //! * `snapshots`: regenerate the insta snapshots of the tag extraction tests.
 //! * `parity [--gate] [--corpus]`: measure repo-mapper against Aider 0.86.2 (issue 6).
 //! * `corpus`: fetch the real projects `parity --corpus` runs on.
+//! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
+//!   with hostile input (issue 12).
 
 mod corpus;
+mod fuzz;
 mod lexers;
 mod parity;
 mod vendor;
@@ -35,6 +38,7 @@ fn run() -> Result<()> {
         "bench" => bench(rest),
         "parity" => parity::run(rest),
         "corpus" => corpus::run(rest),
+        "fuzz" => fuzz::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -66,7 +70,16 @@ commands:
     --fixed-seeds N / --pinned-seeds N / --stock-seeds N / --repeat N / --jobs N
     --pin-captures               pin py-tree-sitter's capture order in the fixed and stock
                                  comparators too (docs/parity.md T2)
-  corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)"
+  corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
+  fuzz                           mutate fixtures/languages/ samples; fail on a panic or a slow file,
+                                 saving it under fixtures/fuzz-regressions/ (replayed by cargo test)
+    --seconds N / --seed S       run time (60) and seed (1): input i of seed S is always the same
+    --time-limit-ms M            per-file limit of each extraction and render parse (1000)
+    --jobs N / --inputs N / --lang NAME
+                                 threads, stop after N inputs, only this language (repeatable)
+    --verbose                    one line per input: mutations and each step's time
+    --input I                    run input I alone, writing it to target/fuzz/
+    --replay FILE                check saved inputs (<language>-<hash>.<ext>) instead (repeatable)"
     );
 }
 

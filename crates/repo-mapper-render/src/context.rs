@@ -2,9 +2,10 @@
 
 use std::ops::Range;
 use std::path::Path;
+use std::time::Instant;
 
-use repo_mapper_tags::{Dialect, Language, filename_to_lang};
-use tree_sitter::{Parser, Tree};
+use repo_mapper_tags::{Dialect, Language, Limits, filename_to_lang, parse_within};
+use tree_sitter::Tree;
 
 use crate::text::{is_blank, split_lines};
 
@@ -36,6 +37,12 @@ pub fn render_language(path: &Path, dialect: Dialect) -> Option<Language> {
 /// Built once per file (parsing and one iterative walk over every node), then
 /// [`render`](TreeContext::render) runs as often as needed for different lines of interest,
 /// in time linear in the number of lines. Nothing recurses on the tree.
+///
+/// Hostile input is bounded (issue 12): parsing gets at most [`Limits::time_per_file`]
+/// ([`TreeContext::new_within`]; [`TreeContext::new`] allows [`Limits::default`]) and a file
+/// whose parse runs out of time renders without scopes; the walk after it is linear in the
+/// number of nodes whatever their depth, and no input (any text, any line of interest)
+/// panics.
 ///
 /// How grep-ast's model maps onto this one: every node contributes its start row to the
 /// *scopes* of every row it spans, and, when it spans more than one row, a header candidate
@@ -69,9 +76,23 @@ impl TreeContext {
     /// scopes: rendering then shows the lines of interest, the small gaps between them and
     /// the blank lines after them, and nothing else. grep-ast raises `ValueError` here;
     /// Aider never gets that far, as it only renders files it extracted tags from.
+    ///
+    /// Parsing may take [`Limits::default`]'s time; see [`TreeContext::new_within`].
     pub fn new(code: impl Into<String>, language: Option<Language>, dialect: Dialect) -> Self {
+        Self::new_within(code, language, dialect, &Limits::default())
+    }
+
+    /// [`TreeContext::new`], parsing within `limits`: a parse that runs out of time (or a
+    /// grammar that cannot be loaded) gives the context without scopes that `language`
+    /// `None` gives, and a warning.
+    pub fn new_within(
+        code: impl Into<String>,
+        language: Option<Language>,
+        dialect: Dialect,
+        limits: &Limits,
+    ) -> Self {
         let code = code.into();
-        let tree = language.and_then(|lang| parse(lang, &code));
+        let tree = language.and_then(|lang| parse(lang, &code, limits));
         Self::from_tree(code, tree.as_ref(), dialect)
     }
 
@@ -233,8 +254,9 @@ impl TreeContext {
             .chain(shown_rows)
             .chain(above.iter().copied())
         {
+            // Rows may be any i64 (a public API): compare without overflowing.
             if let Some(p) = prev
-                && row - p == 2
+                && row.checked_sub(p) == Some(2)
                 && let Ok(mid) = usize::try_from(p + 1)
                 && mid < line_count
             {
@@ -302,13 +324,19 @@ impl TreeContext {
     }
 }
 
-fn parse(lang: Language, code: &str) -> Option<Tree> {
-    let mut parser = Parser::new();
-    if let Err(err) = parser.set_language(&repo_mapper_tags::grammar(lang)) {
-        tracing::warn!("cannot load the {lang} grammar: {err}");
-        return None;
+/// `code` parsed as `lang` within `limits`; `None` (rendered without scopes) when time ran
+/// out or the grammar cannot be loaded (which the tags crate reports).
+fn parse(lang: Language, code: &str, limits: &Limits) -> Option<Tree> {
+    let started = Instant::now();
+    let tree = parse_within(lang, code, limits);
+    if tree.is_none() && started.elapsed() >= limits.time_per_file {
+        tracing::warn!(
+            "parsing {} bytes of {lang} took over {:?}: rendered without scopes",
+            code.len(),
+            limits.time_per_file
+        );
     }
-    parser.parse(code, None)
+    tree
 }
 
 #[cfg(test)]
@@ -337,5 +365,56 @@ mod tests {
     fn no_language_shows_lines_gaps_and_blanks() {
         let ctx = TreeContext::new("a\nb\nc\n\nd\ne\n", None, Dialect::Default);
         assert_eq!(ctx.render(&[0, 2]), "│a\n│b\n│c\n│\n⋮\n");
+    }
+
+    #[test]
+    fn hostile_lines_of_interest_never_panic() {
+        let code = "class A:\n    def f(self):\n        return 1\n";
+        let extremes = [
+            i64::MIN,
+            i64::MIN + 1,
+            -5,
+            -1,
+            0,
+            2,
+            3,
+            4,
+            1 << 40,
+            i64::MAX,
+        ];
+        for dialect in [Dialect::Default, Dialect::Aider] {
+            let ctx = TreeContext::new(code, Some(Language::Python), dialect);
+            let out = ctx.render(&extremes);
+            assert!(out.contains("│        return 1\n"), "{dialect:?}: {out}");
+            assert_eq!(ctx.render(&[i64::MAX]), "⋮\n");
+            assert!(!ctx.render(&[i64::MIN, i64::MAX]).is_empty());
+        }
+    }
+
+    #[test]
+    fn degenerate_files_render() {
+        let long = "x".repeat(1 << 20);
+        let texts = ["", "\n", "\r", "\r\r\r", "a\rb\rc", "\0\0\n", long.as_str()];
+        for text in texts {
+            for dialect in [Dialect::Default, Dialect::Aider] {
+                for lang in [Some(Language::Python), Some(Language::C), None] {
+                    let ctx = TreeContext::new(text, lang, dialect);
+                    let last = ctx.line_count() as i64;
+                    let _ = ctx.render(&[-1, 0, last - 1, last, last + 1]);
+                }
+            }
+        }
+        let ctx = TreeContext::new("a\rb\rc\n", Some(Language::Python), Dialect::Aider);
+        assert_eq!(ctx.render(&[1]), "⋮\n│b\n⋮\n");
+    }
+
+    #[test]
+    fn a_parse_out_of_time_renders_without_scopes() {
+        let code = "class A:\n    x = 1\n\n    def f(self):\n        return 1\n";
+        let cut = Limits::new(std::time::Duration::ZERO);
+        let ctx = TreeContext::new_within(code, Some(Language::Python), Dialect::Default, &cut);
+        let plain = TreeContext::new(code, None, Dialect::Default);
+        assert_eq!(ctx.render(&[4]), plain.render(&[4]));
+        assert_eq!(ctx.render(&[4]), "⋮\n│        return 1\n");
     }
 }
