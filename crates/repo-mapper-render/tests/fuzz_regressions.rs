@@ -16,12 +16,7 @@ use repo_mapper_tags::{Dialect, Language, Limits};
 
 /// Saved inputs of bugs not fixed yet, with the reason: `replay_every_saved_input` skips
 /// them and `replay_known_bugs` (ignored) runs them.
-const KNOWN: &[(&str, &str)] = &[(
-    "dart-985760caa080cc15.dart",
-    "30,000 'é' on one line: the dart parse takes 6-12 s (release) under a 1 s limit; \
-     tree-sitter's lexer skips error characters in one loop without a progress check \
-     (ts_parser__lex), quadratically here; found as input #219 of seed 1",
-)];
+const KNOWN: &[(&str, &str)] = &[];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")

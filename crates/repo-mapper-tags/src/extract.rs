@@ -409,9 +409,9 @@ fn parse_before(lang: Language, source: &str, deadline: Deadline) -> Parsed {
         };
         let mut out_of_time = |_: &ParseState| deadline.expired();
         let options = ParseOptions::new().progress_callback(&mut out_of_time);
-        let bytes = source.as_bytes();
-        let mut read = |at: usize, _: Point| bytes.get(at..).unwrap_or_default();
+        let mut read = |at: usize, _: Point| read_chunk(source, at, deadline);
         match parser.parse_with_options(&mut read, None, Some(options)) {
+            Some(_) if deadline.expired() => Parsed::OutOfTime,
             Some(tree) => Parsed::Tree(tree),
             None => {
                 // A cancelled parse leaves state behind for resuming; we never resume.
@@ -426,6 +426,26 @@ fn parse_before(lang: Language, source: &str, deadline: Deadline) -> Parsed {
     })
 }
 
+/// Bytes handed to tree-sitter's lexer per read. Some lexers loop over a run of error
+/// characters without reaching the parser's progress check (tree-sitter 0.25: a Dart file
+/// of 30,000 `é` took 96 s per parse); the lexer asks for text again each time it crosses
+/// a chunk, so small chunks give the deadline a place to act, and bound the work between
+/// two checks by about `READ_CHUNK`² steps.
+const READ_CHUNK: usize = 4096;
+
+/// The text from byte `at`, at most [`READ_CHUNK`] bytes cut at a character boundary; none
+/// (end of input) once `deadline` has passed, so that a lexer stuck in a loop ends.
+fn read_chunk(source: &str, at: usize, deadline: Deadline) -> &[u8] {
+    if at >= source.len() || deadline.expired() {
+        return &[];
+    }
+    let mut end = (at + READ_CHUNK).min(source.len());
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
+    &source.as_bytes()[at..end]
+}
+
 /// Parses `source` as `lang` within `limits`: `None` when the grammar cannot be loaded or
 /// time runs out (for callers that parse again what extraction parsed, such as rendering).
 pub fn parse_within(lang: Language, source: &str, limits: &Limits) -> Option<Tree> {
@@ -434,6 +454,9 @@ pub fn parse_within(lang: Language, source: &str, limits: &Limits) -> Option<Tre
         Parsed::Failed | Parsed::OutOfTime => None,
     }
 }
+
+/// Captures taken between two looks at the clock in [`captures_by_name`].
+const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 
 /// Captures of `query`, grouped by capture name in order of first appearance, each node
 /// once per name, in source order. (py-tree-sitter's `captures()` returns each group in an
@@ -464,7 +487,16 @@ fn captures_by_name<'t>(
     let mut cursor = QueryCursor::new();
     let options = QueryCursorOptions::new().progress_callback(&mut check);
     let mut captures = cursor.captures_with_options(query, root, source, options);
+    let mut taken = 0u32;
     while let Some((m, index)) = captures.next() {
+        // Each capture taken can cost a scan of every pending match (tree-sitter's
+        // `next_capture`), which its progress callback does not see: after the deadline,
+        // stop taking them rather than drain thousands quadratically.
+        taken = taken.wrapping_add(1);
+        if taken.is_multiple_of(CAPTURES_PER_CLOCK_CHECK) && deadline.expired() {
+            out_of_time.set(true);
+            break;
+        }
         let capture = m.captures[*index];
         if !seen.insert((capture.index, capture.node.id())) {
             continue;
