@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use repo_mapper_tags::{Dialect, Tag, normalize_newlines, read_source};
+use repo_mapper_tags::{Dialect, Limits, Tag, normalize_newlines, read_source};
 
 use crate::context::{TreeContext, render_language};
 use crate::escape::escape_control;
@@ -120,6 +120,7 @@ struct CachedContext {
 pub struct Renderer {
     dialect: Dialect,
     max_line_length: usize,
+    limits: Limits,
     render_cache: HashMap<RenderKey, String>,
     contexts: HashMap<Arc<str>, CachedContext>,
 }
@@ -130,6 +131,7 @@ impl Renderer {
         Renderer {
             dialect,
             max_line_length: DEFAULT_MAX_LINE_LENGTH,
+            limits: Limits::default(),
             render_cache: HashMap::new(),
             contexts: HashMap::new(),
         }
@@ -138,6 +140,13 @@ impl Renderer {
     /// Cuts output lines at `max_line_length` characters instead (SPEC §14).
     pub fn with_max_line_length(mut self, max_line_length: usize) -> Self {
         self.max_line_length = max_line_length;
+        self
+    }
+
+    /// Parses each file within `limits` (default [`Limits::default`]); a file whose parse
+    /// runs out of time renders without scopes.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -304,6 +313,11 @@ impl Renderer {
         if language.is_none() {
             tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
         }
-        Some(TreeContext::new(code, language, self.dialect))
+        Some(TreeContext::new_within(
+            code,
+            language,
+            self.dialect,
+            &self.limits,
+        ))
     }
 }

@@ -102,7 +102,9 @@ impl std::fmt::Debug for RepoMap {
 impl RepoMap {
     /// A repo map with this configuration.
     pub fn new(config: Config) -> RepoMap {
-        let renderer = Renderer::new(config.profile).with_max_line_length(config.max_line_length);
+        let renderer = Renderer::new(config.profile)
+            .with_max_line_length(config.max_line_length)
+            .with_limits(config.limits);
         RepoMap {
             config,
             renderer,
