@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use repo_mapper_store::{MemoryStore, ScanOptions, ScanOutput, TagStore, scan};
-use repo_mapper_tags::{CutShort, Limits, TagKind};
+use repo_mapper_tags::TagKind;
 
 fn set_mtime(p: &Path, t: SystemTime) {
     fs::File::options()
@@ -64,39 +64,4 @@ fn a_same_size_edit_in_the_same_second_is_never_served_stale() {
     let again = run(&store, &files);
     assert_eq!(defs(&again), ["2:bbb"]);
     assert_eq!((again.stats.hits, again.stats.misses), (1, 0));
-}
-
-#[test]
-fn a_cut_short_file_is_reported_on_every_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("a.py");
-    fs::write(&path, "def f(): pass\n").unwrap();
-    set_mtime(&path, SystemTime::now() - Duration::from_secs(60));
-    let files = vec![(path, "a.py".to_owned())];
-    let store = MemoryStore::new();
-    let opts = ScanOptions {
-        limits: Limits::new(Duration::ZERO),
-        ..ScanOptions::default()
-    };
-    for _ in 0..2 {
-        let out = scan(&store, &files, &opts, &|| {});
-        assert_eq!(
-            out.problems,
-            [(0, repo_mapper_store::Problem::CutShort(CutShort::Parse))]
-        );
-    }
-}
-
-#[test]
-fn files_that_are_not_utf8_are_reported_cached_or_not() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("a.py");
-    fs::write(&path, b"def f(): pass\n\xff\n").unwrap();
-    set_mtime(&path, SystemTime::now() - Duration::from_secs(60));
-    let files = vec![(path, "a.py".to_owned())];
-    let store = MemoryStore::new();
-    for _ in 0..2 {
-        let out = run(&store, &files);
-        assert_eq!(out.problems, [(0, repo_mapper_store::Problem::NotUtf8)]);
-    }
 }
