@@ -1,21 +1,14 @@
 //! Issue 12: files whose tags are missing or incomplete are reported by the scan, fresh
 //! or cached, so the map can say so (unreadable, not UTF-8, cut short).
 
+mod common;
+use common::set_mtime;
+
 use std::fs;
-use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use repo_mapper_store::{MemoryStore, Problem, ScanOptions, TagStore, scan};
 use repo_mapper_tags::{CutShort, Limits};
-
-fn set_mtime(p: &Path, t: SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(p)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
-}
 
 fn run(
     store: &dyn TagStore,

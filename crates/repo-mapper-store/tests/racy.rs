@@ -2,21 +2,15 @@
 //! the scan) stays suspect until a scan proves it clean, so a same-size edit within the same
 //! second is never served stale tags, however late the next run comes.
 
+mod common;
+use common::set_mtime;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use repo_mapper_store::{MemoryStore, ScanOptions, ScanOutput, TagStore, scan};
 use repo_mapper_tags::TagKind;
-
-fn set_mtime(p: &Path, t: SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(p)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
-}
 
 /// The current time cut to a whole second, as a filesystem with 1-second timestamps keeps it.
 fn this_second() -> SystemTime {

@@ -1,5 +1,8 @@
 //! The store's promises, each against the real sled store on a real directory.
 
+mod common;
+use common::set_mtime;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -40,15 +43,6 @@ impl Repo {
             .map(|r| (self.root().join(r), (*r).to_owned()))
             .collect()
     }
-}
-
-fn set_mtime(p: &Path, t: SystemTime) {
-    fs::File::options()
-        .write(true)
-        .open(p)
-        .unwrap()
-        .set_modified(t)
-        .unwrap();
 }
 
 fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {

@@ -1,0 +1,15 @@
+//! Helpers shared by the store's test files.
+
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+/// Sets the modification time of the file at `p`.
+pub fn set_mtime(p: &Path, t: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
