@@ -6,7 +6,7 @@ mod common;
 use common::set_mtime;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use repo_mapper_store::{MemoryStore, ScanOptions, ScanOutput, TagStore, scan};
