@@ -143,15 +143,62 @@ pub fn extract_source_within(
             };
         }
     };
+    let too_deep = deeper_than(tree.root_node(), MAX_QUERY_START_DEPTH);
     let file = FileRun {
         lang,
         dialect,
         bytes: source.as_bytes(),
         rel_fname,
         fname,
-        deadline,
+        bounds: QueryBounds {
+            deadline,
+            max_start_depth: too_deep.then_some(MAX_QUERY_START_DEPTH),
+        },
     };
-    file.tags(compiled, tree.root_node(), source)
+    let mut out = file.tags(compiled, tree.root_node(), source);
+    if too_deep {
+        out.cut_short = Some(CutShort::Query);
+    }
+    out
+}
+
+/// The deepest node at which a query match may start in a tree deeper than that.
+/// tree-sitter 0.25's query cursor keeps a match's start depth in 16 bits: in a tree
+/// deeper than 65,535 the depths wrap, matches are never retired and the query slows to
+/// a crawl (issue 12 measured minutes for 33,000 nested JavaScript functions, two nodes
+/// each). Below this depth every match is found; deeper ones are not looked for, and the
+/// file counts as cut short.
+const MAX_QUERY_START_DEPTH: u32 = 60_000;
+
+/// Whether any node under `root` lies more than `limit` levels down (an iterative walk
+/// that stops as soon as it finds one; the depth is counted here, as tree-sitter's own
+/// `TreeCursor::depth` walks the cursor's whole stack).
+fn deeper_than(root: Node<'_>, limit: u32) -> bool {
+    let mut cursor = root.walk();
+    let mut depth = 0u32;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// What stops a query early: the file's deadline, and in a tree too deep for tree-sitter's
+/// query cursor, the depth below which no match starts.
+#[derive(Debug, Clone, Copy)]
+struct QueryBounds {
+    deadline: Deadline,
+    max_start_depth: Option<u32>,
 }
 
 /// One file's extraction after parsing: what every step needs.
@@ -161,7 +208,7 @@ struct FileRun<'s> {
     bytes: &'s [u8],
     rel_fname: Arc<str>,
     fname: Arc<Path>,
-    deadline: Deadline,
+    bounds: QueryBounds,
 }
 
 impl FileRun<'_> {
@@ -188,7 +235,7 @@ impl FileRun<'_> {
             self.bytes,
             dialect,
             &grammar_drops,
-            self.deadline,
+            self.bounds,
         );
         let mut tags = Vec::new();
         let mut saw_def = false;
@@ -250,10 +297,10 @@ impl FileRun<'_> {
                 .fname
                 .file_name()
                 .and_then(|base| base.to_str())
-                .and_then(|base| crate::pygments::names_before(base, source, self.deadline)),
+                .and_then(|base| crate::pygments::names_before(base, source, self.bounds.deadline)),
             Dialect::Default => None,
         };
-        if self.deadline.expired() {
+        if self.bounds.deadline.expired() {
             return false;
         }
         if let Some(names) = replayed {
@@ -274,7 +321,7 @@ impl FileRun<'_> {
             self.bytes,
             Dialect::Default,
             &no_drops,
-            self.deadline,
+            self.bounds,
         );
         for (name, nodes) in groups {
             let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
@@ -464,15 +511,16 @@ const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 /// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
 /// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
 /// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
-/// The flag is set when `deadline` stopped the query (the groups hold what came before).
+/// The flag is set when the deadline stopped the query (the groups hold what came before).
 fn captures_by_name<'t>(
     query: &'static Query,
     root: Node<'t>,
     source: &[u8],
     dialect: Dialect,
     drop: &dyn Fn(&str, Node<'t>) -> bool,
-    deadline: Deadline,
+    bounds: QueryBounds,
 ) -> (Vec<(&'static str, Vec<Node<'t>>)>, bool) {
+    let deadline = bounds.deadline;
     let names = query.capture_names();
     let mut group_of: Vec<Option<usize>> = vec![None; names.len()];
     let mut groups: Vec<(&'static str, Vec<Node<'t>>)> = Vec::new();
@@ -485,6 +533,7 @@ fn captures_by_name<'t>(
         expired
     };
     let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(bounds.max_start_depth);
     let options = QueryCursorOptions::new().progress_callback(&mut check);
     let mut captures = cursor.captures_with_options(query, root, source, options);
     let mut taken = 0u32;

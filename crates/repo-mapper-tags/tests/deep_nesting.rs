@@ -139,3 +139,34 @@ fn an_ordinary_file_is_not_cut_short() {
             .any(|t| t.kind == TagKind::Def && t.name == "f")
     );
 }
+
+/// Past 65,535 levels tree-sitter's query cursor wraps its 16-bit start depths and crawls
+/// (issue 12: minutes for 100,000 nested functions). Such a tree is queried for matches
+/// starting above depth 60,000 only: the definitions there are kept, whatever the clock,
+/// and the file counts as cut short.
+#[test]
+fn a_tree_too_deep_for_the_query_cursor_keeps_its_shallow_definitions() {
+    let levels = 40_000; // two tree levels each: 80,000 deep
+    let src: String = (0..levels)
+        .map(|i| format!("function f{i}(){{"))
+        .collect::<String>()
+        + "x();"
+        + &"}".repeat(levels);
+    let out = extract_source_within(
+        Language::JavaScript,
+        &src,
+        Arc::from("deep.js"),
+        Arc::from(Path::new("/r/deep.js")),
+        Dialect::Default,
+        &Limits::new(Duration::from_secs(600)),
+    );
+    assert_eq!(out.cut_short, Some(CutShort::Query));
+    let defs: Vec<&str> = out
+        .tags
+        .iter()
+        .filter(|t| t.kind == TagKind::Def)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(defs.len(), 30_000);
+    assert_eq!((defs[0], defs[29_999]), ("f0", "f29999"));
+}
