@@ -120,10 +120,9 @@ fn a_deeply_nested_file_does_not_stall_the_map() {
         "{stdout}"
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("deep.js") && stderr.contains("too long"),
-        "{stderr}"
-    );
+    // Cut at the parse on a slow machine, by its depth on a fast one: either way, named.
+    let said = stderr.contains("too long") || stderr.contains("levels deep");
+    assert!(stderr.contains("deep.js") && said, "{stderr}");
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! entry   = FORMAT:u8 flags:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
-//!           bits 1–2: [`Note`] (0 none, 1 not UTF-8, 2 cut short at the parse, 3 at the query)
+//!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
+//!           query, 4 by the tree's depth)
 //! str     = len:varint utf8-bytes
 //! tag     = line-delta:zigzag-varint kind:u8 sub_kind:varint name:varint
 //! ```
@@ -43,6 +44,7 @@ fn note_bits(note: Option<Note>) -> u8 {
         Some(Note::NotUtf8) => 1,
         Some(Note::CutShort(CutShort::Parse)) => 2,
         Some(Note::CutShort(CutShort::Query)) => 3,
+        Some(Note::CutShort(CutShort::Depth)) => 4,
     };
     code << NOTE_SHIFT
 }
@@ -50,10 +52,11 @@ fn note_bits(note: Option<Note>) -> u8 {
 /// The note an entry carries (`None` for a complete entry or one not in this format).
 pub fn decode_note(entry: &[u8]) -> Option<Note> {
     decode_key(entry)?;
-    match (entry[1] >> NOTE_SHIFT) & 3 {
+    match (entry[1] >> NOTE_SHIFT) & 7 {
         1 => Some(Note::NotUtf8),
         2 => Some(Note::CutShort(CutShort::Parse)),
         3 => Some(Note::CutShort(CutShort::Query)),
+        4 => Some(Note::CutShort(CutShort::Depth)),
         _ => None,
     }
 }
@@ -281,7 +284,7 @@ mod tests {
             tag(i32::MAX, "", TagKind::Def, "class"),
             tag(2, "f", TagKind::Ref, "call"),
         ];
-        let note = Some(Note::CutShort(CutShort::Query));
+        let note = Some(Note::CutShort(CutShort::Depth));
         let bytes = encode(&key, &tags, note);
         assert_eq!(decode_key(&bytes), Some(key));
         assert_eq!(decode_note(&bytes), note);

@@ -63,6 +63,9 @@ impl std::fmt::Display for Problem {
             Problem::CutShort(CutShort::Query) => {
                 f.write_str("took too long to query; only the tags found first are used")
             }
+            Problem::CutShort(CutShort::Depth) => f.write_str(
+                "is nested over 60,000 levels deep; only the tags above that depth are used",
+            ),
         }
     }
 }

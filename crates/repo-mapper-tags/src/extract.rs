@@ -157,7 +157,7 @@ pub fn extract_source_within(
     };
     let mut out = file.tags(compiled, tree.root_node(), source);
     if too_deep {
-        out.cut_short = Some(CutShort::Query);
+        out.cut_short = out.cut_short.or(Some(CutShort::Depth));
     }
     out
 }
@@ -167,7 +167,7 @@ pub fn extract_source_within(
 /// deeper than 65,535 the depths wrap, matches are never retired and the query slows to
 /// a crawl (issue 12 measured minutes for 33,000 nested JavaScript functions, two nodes
 /// each). Below this depth every match is found; deeper ones are not looked for, and the
-/// file counts as cut short.
+/// file counts as cut short ([`CutShort::Depth`]).
 const MAX_QUERY_START_DEPTH: u32 = 60_000;
 
 /// Whether any node under `root` lies more than `limit` levels down (an iterative walk

@@ -50,7 +50,7 @@ impl Deadline {
     }
 }
 
-/// Which step of a file's extraction ran out of time.
+/// Why a file's extraction stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CutShort {
     /// Parsing did not finish: the file has no tags.
@@ -58,6 +58,9 @@ pub enum CutShort {
     /// The tag query (or the identifier fallback) did not finish: the file keeps the tags
     /// found before the deadline.
     Query,
+    /// The tree is deeper than tree-sitter's query cursor handles (60,000 levels): the file
+    /// keeps the tags of matches starting above that depth, whatever the clock.
+    Depth,
 }
 
 impl CutShort {
@@ -66,6 +69,7 @@ impl CutShort {
         match self {
             CutShort::Parse => "parse",
             CutShort::Query => "query",
+            CutShort::Depth => "depth",
         }
     }
 }

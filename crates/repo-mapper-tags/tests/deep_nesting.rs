@@ -160,7 +160,7 @@ fn a_tree_too_deep_for_the_query_cursor_keeps_its_shallow_definitions() {
         Dialect::Default,
         &Limits::new(Duration::from_secs(600)),
     );
-    assert_eq!(out.cut_short, Some(CutShort::Query));
+    assert_eq!(out.cut_short, Some(CutShort::Depth));
     let defs: Vec<&str> = out
         .tags
         .iter()
