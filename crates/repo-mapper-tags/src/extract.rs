@@ -526,14 +526,25 @@ fn captures_by_name<'t>(
     let mut groups: Vec<(&'static str, Vec<Node<'t>>)> = Vec::new();
     let mut seen: HashSet<(u32, usize)> = HashSet::new();
 
+    let raw = QueryCursor::new().into_raw();
+    // SAFETY: `raw` comes from `into_raw` just above; `cursor` owns it from here on and
+    // outlives every use of `raw` (the callback below, which lives no longer than it).
+    let mut cursor = unsafe { QueryCursor::from_raw(raw) };
+    cursor.set_max_start_depth(bounds.max_start_depth);
     let out_of_time = Cell::new(false);
     let mut check = |_: &QueryCursorState| {
         let expired = deadline.expired();
-        out_of_time.set(expired);
+        if expired && !out_of_time.replace(true) {
+            // The callback's `true` only pauses tree-sitter's capture iterator, which goes
+            // on while finished matches wait for unfinished ones (a fuzzed Julia file ran
+            // 3 s past a 1 s limit). Letting no new match start makes it wind down: the
+            // matches under way finish or fail as the walk leaves their nodes.
+            // SAFETY: `raw` is the live cursor (see above); tree-sitter reads this field
+            // afresh at every node, and nothing else touches the cursor meanwhile.
+            unsafe { tree_sitter::ffi::ts_query_cursor_set_max_start_depth(raw, 0) };
+        }
         expired
     };
-    let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(bounds.max_start_depth);
     let options = QueryCursorOptions::new().progress_callback(&mut check);
     let mut captures = cursor.captures_with_options(query, root, source, options);
     let mut taken = 0u32;
