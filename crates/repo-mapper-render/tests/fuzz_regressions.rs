@@ -16,7 +16,11 @@ use repo_mapper_tags::{Dialect, Language, Limits};
 
 /// Saved inputs of bugs not fixed yet, with the reason: `replay_every_saved_input` skips
 /// them and `replay_known_bugs` (ignored) runs them.
-const KNOWN: &[(&str, &str)] = &[];
+const KNOWN: &[(&str, &str)] = &[(
+    "elm-3831289031922907.elm",
+    "extraction takes ~15 s (debug) under a 1 s limit in both dialects; found by the \
+     hour-long run of seed 12 (input #8412, 2 jobs); not yet profiled (issue 12 stays open)",
+)];
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
