@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 /// Why a file is not read.
@@ -59,35 +58,48 @@ impl RootGuard {
         }
     }
 
-    /// The metadata of `path` (followed through a symlink) if it may be read.
-    pub(crate) fn check(&mut self, path: &Path) -> Result<Metadata, Refusal> {
+    /// Whether `path` may be read: a regular file (through a symlink, if it is one) inside
+    /// the root. One `lstat` per file; a `stat` and a `realpath` only for symlinks.
+    pub(crate) fn check(&mut self, path: &Path) -> Result<(), Refusal> {
         if path.to_str().is_none() {
             return Err(Refusal::NotUtf8Name);
         }
-        let Some(root) = self.canonical_root.clone() else {
-            return Err(Refusal::NotAFile);
-        };
         if !lexically_under(path, &self.root) {
             return Err(Refusal::Outside);
         }
         let parent = path.parent().ok_or(Refusal::Outside)?;
-        if !self.dir_inside(parent, &root) {
+        if !self.dir_inside(parent) {
             return Err(Refusal::Outside);
         }
         let link = std::fs::symlink_metadata(path).map_err(|_| Refusal::NotAFile)?;
-        if link.file_type().is_symlink() && !self.follow_external_symlinks {
+        if !link.file_type().is_symlink() {
+            return if link.is_file() {
+                Ok(())
+            } else {
+                Err(Refusal::NotAFile)
+            };
+        }
+        if !self.follow_external_symlinks {
             let target = path.canonicalize().map_err(|_| Refusal::NotAFile)?;
-            if !target.starts_with(&root) {
+            if !self
+                .canonical_root
+                .as_ref()
+                .is_some_and(|r| target.starts_with(r))
+            {
                 return Err(Refusal::ExternalSymlink(target));
             }
         }
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_file() => Ok(meta),
+            Ok(meta) if meta.is_file() => Ok(()),
             _ => Err(Refusal::NotAFile),
         }
     }
 
-    fn dir_inside(&mut self, dir: &Path, root: &Path) -> bool {
+    /// Whether `dir` resolves to a directory under the canonical root (cached per `dir`).
+    fn dir_inside(&mut self, dir: &Path) -> bool {
+        let Some(root) = &self.canonical_root else {
+            return false;
+        };
         if let Some(&inside) = self.dirs.get(dir) {
             return inside;
         }
