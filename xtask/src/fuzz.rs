@@ -10,7 +10,10 @@
 //!
 //! A failing input is saved as `fixtures/fuzz-regressions/<language>-<hash>.<ext>`, which
 //! the render crate's `fuzz_regressions` test replays through the same checks. An input
-//! that never finishes (a hang) is saved by a watchdog, which then ends the run.
+//! that never finishes (a hang) is saved by a watchdog, which then ends the run. An input
+//! that kills the process (a C assertion in a grammar or in tree-sitter) cannot be saved
+//! after the fact, so each job writes the input it is about to check to
+//! `target/fuzz/running-<job>.<ext>` first: after an abort, the culprit is there.
 
 mod check;
 mod mutate;
@@ -71,7 +74,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     warm_up(&samples, options.jobs);
     eprintln!("fuzz: warmed up in {:.1?}", started.elapsed());
     let started = Instant::now();
-    let tally = Fuzz::new(&options, &samples, &out_dir).run();
+    let running_dir = root.join("target/fuzz");
+    std::fs::create_dir_all(&running_dir)?;
+    let tally = Fuzz::new(&options, &samples, &out_dir, &running_dir).run();
     tally.print(started.elapsed());
     if !tally.failures.is_empty() {
         bail!("{} failing inputs", tally.failures.len());
@@ -263,6 +268,7 @@ struct Fuzz<'a> {
     options: &'a Options,
     samples: &'a [Sample],
     out_dir: &'a Path,
+    running_dir: &'a Path,
     started: Instant,
     stop_at: Instant,
     next: AtomicU64,
@@ -281,11 +287,17 @@ struct Running {
 }
 
 impl<'a> Fuzz<'a> {
-    fn new(options: &'a Options, samples: &'a [Sample], out_dir: &'a Path) -> Fuzz<'a> {
+    fn new(
+        options: &'a Options,
+        samples: &'a [Sample],
+        out_dir: &'a Path,
+        running_dir: &'a Path,
+    ) -> Fuzz<'a> {
         Fuzz {
             options,
             samples,
             out_dir,
+            running_dir,
             started: Instant::now(),
             stop_at: Instant::now() + Duration::from_secs(options.seconds),
             next: AtomicU64::new(0),
@@ -325,6 +337,7 @@ impl<'a> Fuzz<'a> {
 
     /// One worker: checks inputs until the run is over.
     fn work(&self, worker: usize) {
+        let mut kept = None;
         while let Some(index) = self.next_index() {
             let sample = (index % self.samples.len() as u64) as usize;
             let mut rng = Rng::for_input(self.options.seed, index);
@@ -339,6 +352,7 @@ impl<'a> Fuzz<'a> {
             };
             self.lock_running().insert(worker, running);
             let s = &self.samples[sample];
+            kept = self.keep_running_input(worker, s, &bytes, kept);
             let on_step = |step: &str| {
                 if let Some(r) = self.lock_running().get_mut(&worker) {
                     r.step = step.to_owned();
@@ -351,6 +365,33 @@ impl<'a> Fuzz<'a> {
                 print_input(index, &self.samples[sample], &bytes, &mutations, &outcome);
             }
             self.record(index, sample, &bytes, outcome);
+        }
+    }
+
+    /// Writes the input job `worker` is about to check where an abort leaves it, removing
+    /// the previous one (`kept`) if its extension differed; the path written.
+    fn keep_running_input(
+        &self,
+        worker: usize,
+        sample: &Sample,
+        bytes: &[u8],
+        kept: Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        let path = self
+            .running_dir
+            .join(format!("running-{worker}.{}", sample.ext));
+        if let Some(old) = kept.filter(|old| *old != path) {
+            let _ = std::fs::remove_file(old);
+        }
+        match std::fs::write(&path, bytes) {
+            Ok(()) => Some(path),
+            Err(err) => {
+                eprintln!(
+                    "fuzz: cannot keep the running input: {}: {err}",
+                    path.display()
+                );
+                None
+            }
         }
     }
 

@@ -125,6 +125,24 @@ fn a_deeply_nested_file_does_not_stall_the_map() {
     assert!(stderr.contains("deep.js") && said, "{stderr}");
 }
 
+/// Found by `cargo xtask fuzz`: Python's scanner overflowed tree-sitter's state buffer at
+/// ~510 indentation levels with a string open, and tree-sitter aborted the process.
+#[test]
+fn a_python_file_indented_600_levels_does_not_kill_the_map() {
+    let dir = repo();
+    let root = dir.path().join("repo");
+    let mut deep: String = (0..600)
+        .map(|i| format!("{}def f{i}():\n", " ".repeat(i)))
+        .collect();
+    deep.push_str(&" ".repeat(600));
+    deep.push_str("return f\"{x}\"\n");
+    fs::write(root.join("deep.py"), deep).unwrap();
+    let out = run(&root, &["--no-cache"], None);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("checkout"), "{stdout}");
+}
+
 #[test]
 fn files_that_are_not_utf8_are_named_once_each_then_summed_up() {
     let dir = repo();

@@ -37,6 +37,8 @@ mod limits;
 mod pygments;
 #[cfg(feature = "extract")]
 mod registry;
+#[cfg(feature = "extract")]
+mod scanner_guard;
 
 use std::path::Path;
 use std::sync::Arc;

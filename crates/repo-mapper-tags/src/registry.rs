@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use tree_sitter::Query;
 use tree_sitter_language::LanguageFn;
 
-use crate::Language;
+use crate::{Language, scanner_guard};
 
 /// Where an embedded query file comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,8 +259,19 @@ fn spec(lang: Language) -> Spec {
     }
 }
 
-/// The tree-sitter grammar of `lang`.
+/// The tree-sitter grammar of `lang`, its external scanner guarded so that no input can
+/// make tree-sitter abort the process (see `scanner_guard`).
 pub fn grammar(lang: Language) -> tree_sitter::Language {
+    static GUARDED: [OnceLock<tree_sitter::Language>; Language::ALL.len()] =
+        [const { OnceLock::new() }; Language::ALL.len()];
+    let slot = slot_index(lang);
+    GUARDED[slot]
+        .get_or_init(|| scanner_guard::guard(unguarded_grammar(lang), slot))
+        .clone()
+}
+
+/// The grammar of `lang` as its crate ships it.
+pub(crate) fn unguarded_grammar(lang: Language) -> tree_sitter::Language {
     spec(lang).grammar.into()
 }
 
@@ -319,7 +330,7 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
     COMPILED[slot_index(lang)]
         .get_or_init(|| {
             let spec = spec(lang);
-            let language: tree_sitter::Language = spec.grammar.into();
+            let language = grammar(lang);
             let compile = |src: QuerySource| {
                 Query::new(&language, src.text).map_err(|e| QueryCompileError {
                     language: lang,
