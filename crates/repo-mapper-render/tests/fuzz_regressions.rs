@@ -14,14 +14,6 @@ use std::time::{Duration, Instant};
 use repo_mapper_render::TreeContext;
 use repo_mapper_tags::{Dialect, Language, Limits};
 
-/// Saved inputs of bugs not fixed yet, with the reason: `replay_every_saved_input` skips
-/// them and `replay_known_bugs` (ignored) runs them.
-const KNOWN: &[(&str, &str)] = &[(
-    "elm-3831289031922907.elm",
-    "extraction takes ~15 s (debug) under a 1 s limit in both dialects; found by the \
-     hour-long run of seed 12 (input #8412, 2 jobs); not yet profiled (issue 12 stays open)",
-)];
-
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
 }
@@ -63,26 +55,10 @@ fn replay(path: &Path) -> Vec<String> {
         .collect()
 }
 
-fn replay_all(known: bool) {
-    let mut failures = Vec::new();
-    for path in saved_inputs() {
-        let name = file_name(&path);
-        if KNOWN.iter().any(|(k, _)| *k == name) == known {
-            failures.extend(replay(&path));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
 #[test]
 fn replay_every_saved_input() {
-    replay_all(false);
-}
-
-#[test]
-#[ignore = "bugs outside the render crate, not fixed yet: see KNOWN"]
-fn replay_known_bugs() {
-    replay_all(true);
+    let failures: Vec<String> = saved_inputs().iter().flat_map(|p| replay(p)).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Issue 12's depth.

@@ -536,12 +536,17 @@ fn captures_by_name<'t>(
         let expired = deadline.expired();
         if expired && !out_of_time.replace(true) {
             // The callback's `true` only pauses tree-sitter's capture iterator, which goes
-            // on while finished matches wait for unfinished ones (a fuzzed Julia file ran
-            // 3 s past a 1 s limit). Letting no new match start makes it wind down: the
-            // matches under way finish or fail as the walk leaves their nodes.
-            // SAFETY: `raw` is the live cursor (see above); tree-sitter reads this field
-            // afresh at every node, and nothing else touches the cursor meanwhile.
-            unsafe { tree_sitter::ffi::ts_query_cursor_set_max_start_depth(raw, 0) };
+            // on walking while finished matches wait for unfinished ones, each step costing
+            // a scan of every waiting match (a fuzzed Julia file ran 3 s past a 1 s limit,
+            // 10,000 nested Elm `let`s 5 s). So: no new match may start, and the range
+            // moves past the end of the file, which makes the iterator drop every capture
+            // still held and return at the next check.
+            // SAFETY: `raw` is the live cursor (see above); tree-sitter reads these fields
+            // afresh at every step, and nothing else touches the cursor meanwhile.
+            unsafe {
+                tree_sitter::ffi::ts_query_cursor_set_max_start_depth(raw, 0);
+                tree_sitter::ffi::ts_query_cursor_set_byte_range(raw, u32::MAX, u32::MAX);
+            }
         }
         expired
     };
