@@ -83,6 +83,8 @@ struct RenderKey {
 #[derive(Debug)]
 struct CachedContext {
     mtime: Option<SystemTime>,
+    /// The [`Renderer::start_map`] generation that last used it.
+    used: u64,
     /// `None`: the file could not be read ([`Dialect::Default`] renders it as `""`).
     context: Option<TreeContext>,
 }
@@ -94,7 +96,10 @@ struct CachedContext {
 ///   rendered text; clear it with [`Renderer::clear_render_cache`] at the start of each
 ///   uncached map computation (SPEC §9.2).
 /// * The **context cache** keeps one [`TreeContext`] per `rel_fname`, replaced when the
-///   file's mtime changes; it lives as long as the `Renderer`.
+///   file's mtime changes. Aider keeps it for the whole session; here
+///   [`Renderer::start_map`] also drops the contexts the previous map did not use, so a
+///   long session holds the files of at most two maps (neither cache changes the output:
+///   both are checked against the file's mtime).
 ///
 /// # Dialects
 ///
@@ -123,6 +128,8 @@ pub struct Renderer {
     limits: Limits,
     render_cache: HashMap<RenderKey, String>,
     contexts: HashMap<Arc<str>, CachedContext>,
+    /// Bumped by [`Renderer::start_map`].
+    generation: u64,
 }
 
 impl Renderer {
@@ -134,6 +141,7 @@ impl Renderer {
             limits: Limits::default(),
             render_cache: HashMap::new(),
             contexts: HashMap::new(),
+            generation: 0,
         }
     }
 
@@ -164,6 +172,21 @@ impl Renderer {
     /// each uncached map computation.
     pub fn clear_render_cache(&mut self) {
         self.render_cache.clear();
+    }
+
+    /// Call at the start of each uncached map computation: empties the render cache (as
+    /// Aider does) and drops every context the previous map did not use, which bounds a
+    /// long session's memory by the files of its last two maps.
+    pub fn start_map(&mut self) {
+        self.clear_render_cache();
+        let previous = self.generation;
+        self.contexts.retain(|_, c| c.used >= previous);
+        self.generation += 1;
+    }
+
+    /// Files whose parsed context is cached.
+    pub fn cached_contexts(&self) -> usize {
+        self.contexts.len()
     }
 
     /// Aider's `to_tree` (SPEC §9.1): the map text for `items`, skipping files in
@@ -263,13 +286,23 @@ impl Renderer {
             return hit.clone();
         }
 
-        let fresh = self
+        let generation = self.generation;
+        let cached = self
             .contexts
-            .get(rel_fname)
-            .is_some_and(|c| c.mtime == mtime);
+            .get_mut(rel_fname)
+            .filter(|c| c.mtime == mtime);
+        let fresh = cached.map(|c| c.used = generation).is_some();
         if !fresh {
             let context = self.build_context(abs_fname, rel_fname);
-            self.contexts.insert(rel, CachedContext { mtime, context });
+            let used = generation;
+            self.contexts.insert(
+                rel,
+                CachedContext {
+                    mtime,
+                    used,
+                    context,
+                },
+            );
         }
         let rendered = self
             .contexts

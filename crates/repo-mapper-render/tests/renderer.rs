@@ -91,6 +91,42 @@ fn context_cache_follows_mtime_like_aider() {
     );
 }
 
+/// A long session must not keep every file it ever rendered (issue 13): `start_map` drops
+/// the contexts the previous map did not use.
+#[test]
+fn contexts_are_kept_for_the_files_of_the_last_two_maps_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<_> = (0..3)
+        .map(|i| {
+            let path = dir.path().join(format!("f{i}.py"));
+            std::fs::write(&path, format!("def f{i}():\n    pass\n")).unwrap();
+            path
+        })
+        .collect();
+    let mut r = Renderer::new(Dialect::Default);
+    let map_of = |r: &mut Renderer, files: &[usize]| {
+        r.start_map();
+        for &i in files {
+            r.render_tree(&paths[i], &format!("f{i}.py"), &[0]);
+        }
+    };
+    map_of(&mut r, &[0, 1]);
+    assert_eq!(r.cached_contexts(), 2);
+    map_of(&mut r, &[2]);
+    assert_eq!(r.cached_contexts(), 3, "the previous map's files stay");
+    map_of(&mut r, &[2]);
+    assert_eq!(
+        r.cached_contexts(),
+        1,
+        "files no map of the last two used go"
+    );
+    assert_eq!(
+        r.render_tree(&paths[0], "f0.py", &[0]),
+        "│def f0():\n⋮\n",
+        "a dropped context is rebuilt"
+    );
+}
+
 #[test]
 fn crlf_and_lone_cr_render_like_lf() {
     let dir = tempfile::tempdir().unwrap();

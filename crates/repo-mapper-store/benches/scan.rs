@@ -52,7 +52,7 @@ fn main() {
         let _ = std::fs::remove_dir_all(&dir);
         let t = Instant::now();
         let opened = open_store(&CacheLocation::Dir(dir.clone()), &OpenOptions::default());
-        assert!(opened.fallback_reason.is_none());
+        assert!(opened.fallback.is_none());
         let out = scan(&*opened.store, &files, &ScanOptions::default(), &|| {});
         drop(opened);
         let e = t.elapsed();

@@ -12,24 +12,33 @@
 //! * **Versioned** by directory name, `tags-v{format}-{queries fingerprint}`
 //!   ([`store_dir_name`]): any change to the entry format or to any embedded query gives
 //!   a new store, and stores of other versions are deleted when the cache is opened.
-//! * **Located** in `{root}/.repo-mapper/` (with a `.gitignore` of `*`), or where
-//!   `REPO_MAPPER_CACHE_DIR` or the caller says ([`CacheLocation`]).
+//! * **Located** in `{root}/.repo-mapper/` (with a `.gitignore` of `*`), or where the
+//!   caller says ([`CacheLocation`]); the crate reads no environment variable.
 //! * **Recovered**: corrupt at open → deleted and recreated once; damaged reads during a
 //!   scan → reset and refilled from that scan; locked by another process for longer than
 //!   the wait, unreadable, read-only or on a full disk → left on disk, memory for this run.
-//!   One warning each.
+//!   One warning each; [`OpenedStore::fallback`] says which ([`StoreFallback`]).
 //!
-//! ```no_run
+//! ```
 //! use repo_mapper_store::{open_store, scan, CacheLocation, OpenOptions, ScanOptions};
 //! use repo_mapper_tags::Dialect;
 //!
-//! let root = std::path::Path::new("/repo");
-//! let files = vec![(root.join("src/app.py"), "src/app.py".to_owned())];
-//! let opened = open_store(&CacheLocation::default_for(root), &OpenOptions::default());
-//! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(root), ..Default::default() };
-//! let out = scan(&*opened.store, &files, &opts, &|| {});
-//! println!("{} hits, {} parsed", out.stats.hits, out.stats.misses);
-//! // Dropping the store releases its lock for other processes.
+//! let root = std::env::temp_dir().join(format!("repo-mapper-store-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&root)?;
+//! std::fs::write(root.join("app.py"), "def main():\n    run()\n")?;
+//! let files = vec![(root.join("app.py"), "app.py".to_owned())];
+//! let location = CacheLocation::default_for(&root); // {root}/.repo-mapper
+//! let opened = open_store(&location, &OpenOptions::default());
+//! assert!(opened.fallback.is_none());
+//! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(&root), ..Default::default() };
+//! let cold = scan(&*opened.store, &files, &opts, &|| {});
+//! assert_eq!((cold.stats.hits, cold.stats.misses), (0, 1));
+//! assert!(cold.tags[0].iter().any(|t| t.name == "main"));
+//! let warm = scan(&*opened.store, &files, &opts, &|| {});
+//! assert_eq!((warm.stats.hits, warm.stats.misses), (1, 0));
+//! drop(opened); // releases the store's lock for other processes
+//! std::fs::remove_dir_all(&root)?;
+//! # Ok::<(), std::io::Error>(())
 //! ```
 
 #![warn(missing_docs)]
@@ -41,6 +50,6 @@ mod store;
 pub use codec::{FORMAT, FileKey, Note};
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanStats, entry_key, scan};
 pub use store::{
-    CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, SledStore, TagStore,
-    open_store, store_dir_name,
+    CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, SledStore,
+    StoreFallback, TagStore, open_store, store_dir_name,
 };

@@ -386,13 +386,9 @@ pub enum CacheLocation {
 }
 
 impl CacheLocation {
-    /// The default for a repository: `{root}/.repo-mapper`, unless the environment variable
-    /// `REPO_MAPPER_CACHE_DIR` names another directory.
+    /// The default for a repository: `{root}/.repo-mapper`.
     pub fn default_for(root: &Path) -> CacheLocation {
-        match std::env::var_os("REPO_MAPPER_CACHE_DIR") {
-            Some(dir) if !dir.is_empty() => CacheLocation::Dir(PathBuf::from(dir)),
-            _ => CacheLocation::Dir(root.join(DEFAULT_CACHE_DIR)),
-        }
+        CacheLocation::Dir(root.join(DEFAULT_CACHE_DIR))
     }
 }
 
@@ -428,17 +424,106 @@ pub struct OpenedStore {
     pub store: Box<dyn TagStore>,
     /// Set when an on-disk store was asked for but memory is used instead; already logged
     /// as a warning.
-    pub fallback_reason: Option<String>,
+    pub fallback: Option<StoreFallback>,
 }
 
 impl std::fmt::Debug for OpenedStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenedStore")
             .field("store", &self.store.describe())
-            .field("fallback_reason", &self.fallback_reason)
+            .field("fallback", &self.fallback)
             .finish()
     }
 }
+
+/// Why [`open_store`] keeps tags in memory although a directory was asked for. Its
+/// `Display` is the one-line warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StoreFallback {
+    /// Another process held the store for longer than [`OpenOptions::lock_wait`].
+    Locked {
+        /// The store directory.
+        store: PathBuf,
+    },
+    /// The cache location exists and is not a directory; it is left alone.
+    NotADirectory {
+        /// The cache location.
+        path: PathBuf,
+        /// Whether it is a regular file.
+        is_file: bool,
+    },
+    /// The cache directory cannot be created (permissions, read-only file system, …).
+    Uncreatable {
+        /// The cache directory.
+        dir: PathBuf,
+        /// The operating system's reason.
+        detail: String,
+    },
+    /// The store is damaged and could not be recreated: it cannot be removed, or is still
+    /// unreadable after recreating it.
+    Corrupt {
+        /// The store directory.
+        store: PathBuf,
+        /// What sled reported.
+        detail: String,
+        /// Why the damaged store could not be removed, if that is what failed.
+        removal: Option<String>,
+    },
+    /// The store cannot be opened for another reason (permissions, read-only file system,
+    /// full disk or quota); it is left as it is.
+    Unopenable {
+        /// The store directory.
+        store: PathBuf,
+        /// What sled reported.
+        detail: String,
+    },
+}
+
+impl std::fmt::Display for StoreFallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            StoreFallback::Locked { store } => format!(
+                "the tag cache {} is in use by another process",
+                store.display()
+            ),
+            StoreFallback::NotADirectory { path, is_file } => {
+                let what = if *is_file {
+                    "a file"
+                } else {
+                    "not a directory"
+                };
+                format!(
+                    "the tag cache directory {} is {what}; it is left as it is",
+                    path.display()
+                )
+            }
+            StoreFallback::Uncreatable { dir, detail } => format!(
+                "cannot create the tag cache directory {}: {detail}",
+                dir.display()
+            ),
+            StoreFallback::Corrupt {
+                store,
+                detail,
+                removal: Some(removal),
+            } => format!(
+                "the tag cache {} is damaged ({detail}) and cannot be removed: {removal}",
+                store.display()
+            ),
+            StoreFallback::Corrupt { store, detail, .. } => format!(
+                "the tag cache {} cannot be opened even after recreating it: {detail}",
+                store.display()
+            ),
+            StoreFallback::Unopenable { store, detail } => format!(
+                "the tag cache {} cannot be opened ({detail}); it is left as it is",
+                store.display()
+            ),
+        };
+        f.write_str(&one_line(&text))
+    }
+}
+
+impl std::error::Error for StoreFallback {}
 
 /// Opens the tag store at `location`. Never fails:
 ///
@@ -452,13 +537,13 @@ impl std::fmt::Debug for OpenedStore {
 ///   system, full disk or quota, …), leaves it untouched on disk and uses memory.
 ///
 /// Each fallback logs one warning, on one line, naming the path, and is reported in
-/// [`OpenedStore::fallback_reason`].
+/// [`OpenedStore::fallback`].
 pub fn open_store(location: &CacheLocation, opts: &OpenOptions) -> OpenedStore {
     let base = match location {
         CacheLocation::Memory => {
             return OpenedStore {
                 store: Box::new(MemoryStore::new()),
-                fallback_reason: None,
+                fallback: None,
             };
         }
         CacheLocation::Dir(base) => base,
@@ -466,14 +551,13 @@ pub fn open_store(location: &CacheLocation, opts: &OpenOptions) -> OpenedStore {
     match open_on_disk(base, opts) {
         Ok(store) => OpenedStore {
             store: Box::new(store),
-            fallback_reason: None,
+            fallback: None,
         },
-        Err(reason) => {
-            let reason = one_line(&reason);
-            tracing::warn!("{reason}; keeping tags in memory for this run");
+        Err(fallback) => {
+            tracing::warn!("{fallback}; keeping tags in memory for this run");
             OpenedStore {
                 store: Box::new(MemoryStore::new()),
-                fallback_reason: Some(reason),
+                fallback: Some(fallback),
             }
         }
     }
@@ -499,7 +583,7 @@ fn classify(e: &sled::Error) -> OpenFailure {
     }
 }
 
-fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, String> {
+fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallback> {
     prepare_cache_dir(base)?;
     let name = store_dir_name();
     remove_other_versions(base, &name);
@@ -516,27 +600,23 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, String> {
             OpenFailure::Locked if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(25));
             }
-            OpenFailure::Locked => {
-                return Err(format!(
-                    "the tag cache {} is in use by another process",
-                    dir.display()
-                ));
-            }
+            OpenFailure::Locked => return Err(StoreFallback::Locked { store: dir }),
             OpenFailure::Corrupt if !recreated => {
                 recreated = true;
                 recreate_damaged(&dir, &why)?;
             }
             OpenFailure::Corrupt => {
-                return Err(format!(
-                    "the tag cache {} cannot be opened even after recreating it: {why}",
-                    dir.display()
-                ));
+                return Err(StoreFallback::Corrupt {
+                    store: dir,
+                    detail: why,
+                    removal: None,
+                });
             }
             OpenFailure::Other => {
-                return Err(format!(
-                    "the tag cache {} cannot be opened ({why}); it is left as it is",
-                    dir.display()
-                ));
+                return Err(StoreFallback::Unopenable {
+                    store: dir,
+                    detail: why,
+                });
             }
         }
     }
@@ -544,25 +624,18 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, String> {
 
 /// Creates the cache directory and its `.gitignore`; refuses a path that is not a
 /// directory (a file is never touched).
-fn prepare_cache_dir(base: &Path) -> Result<(), String> {
+fn prepare_cache_dir(base: &Path) -> Result<(), StoreFallback> {
     if let Ok(meta) = fs::metadata(base)
         && !meta.is_dir()
     {
-        let what = if meta.is_file() {
-            "a file"
-        } else {
-            "not a directory"
-        };
-        return Err(format!(
-            "the tag cache directory {} is {what}; it is left as it is",
-            base.display()
-        ));
+        return Err(StoreFallback::NotADirectory {
+            path: base.to_owned(),
+            is_file: meta.is_file(),
+        });
     }
-    fs::create_dir_all(base).map_err(|e| {
-        format!(
-            "cannot create the tag cache directory {}: {e}",
-            base.display()
-        )
+    fs::create_dir_all(base).map_err(|e| StoreFallback::Uncreatable {
+        dir: base.to_owned(),
+        detail: e.to_string(),
     })?;
     let gitignore = base.join(".gitignore");
     if !gitignore.exists() {
@@ -574,12 +647,11 @@ fn prepare_cache_dir(base: &Path) -> Result<(), String> {
 
 /// Deletes a store sled found damaged when opening it, saying so in one warning (or, if it
 /// cannot be deleted, in the fallback's warning only).
-fn recreate_damaged(dir: &Path, why: &str) -> Result<(), String> {
-    remove_store_dir(dir).map_err(|rm| {
-        format!(
-            "the tag cache {} is damaged ({why}) and cannot be removed: {rm}",
-            dir.display()
-        )
+fn recreate_damaged(dir: &Path, why: &str) -> Result<(), StoreFallback> {
+    remove_store_dir(dir).map_err(|rm| StoreFallback::Corrupt {
+        store: dir.to_owned(),
+        detail: why.to_owned(),
+        removal: Some(rm.to_string()),
     })?;
     let text = format!(
         "tag cache {} is damaged ({why}); recreating it",

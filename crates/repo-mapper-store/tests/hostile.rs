@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use repo_mapper_store::{
-    CacheLocation, MemoryStore, OpenOptions, OpenedStore, TagStore, open_store, store_dir_name,
+    CacheLocation, MemoryStore, OpenOptions, OpenedStore, StoreFallback, TagStore, open_store,
+    store_dir_name,
 };
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, span};
@@ -52,7 +53,7 @@ fn value(i: usize) -> Vec<u8> {
 /// more (as the next run would), so sled has written its snapshot.
 fn build_store(cache: &CacheLocation, reopen: bool) {
     let opened = open_store(cache, &opts());
-    assert!(opened.fallback_reason.is_none());
+    assert!(opened.fallback.is_none());
     let entries: Vec<_> = (0..ENTRIES).map(|i| (key(i), value(i))).collect();
     for chunk in entries.chunks(256) {
         opened.store.put_batch(chunk.to_vec()).unwrap();
@@ -136,12 +137,13 @@ fn warnings(events: &[(Level, String)]) -> Vec<&str> {
 fn assert_memory_with_one_warning(opened: &OpenedStore, events: &[(Level, String)], path: &Path) {
     assert_eq!(opened.store.describe(), "memory");
     let reason = opened
-        .fallback_reason
-        .as_deref()
-        .expect("a fallback reason");
+        .fallback
+        .as_ref()
+        .expect("a fallback reason")
+        .to_string();
     let warned = warnings(events);
     assert_eq!(warned.len(), 1, "exactly one warning: {events:?}");
-    assert!(warned[0].contains(reason), "{warned:?}");
+    assert!(warned[0].contains(&reason), "{warned:?}");
     assert!(!warned[0].contains('\n'), "{warned:?}");
     assert!(
         warned[0].contains(&path.display().to_string()),
@@ -172,7 +174,7 @@ fn damaged_data_file_is_detected_and_reset() {
         (opened, lost, listed)
     });
     let store = &opened.store;
-    assert!(opened.fallback_reason.is_none(), "{opened:?}");
+    assert!(opened.fallback.is_none(), "{opened:?}");
     assert!(store.describe().starts_with("sled at"));
     let recreated = warnings(&events).iter().any(|w| w.contains("is damaged"));
     if store.is_damaged() {
@@ -199,7 +201,7 @@ fn damaged_data_file_is_detected_and_reset() {
     drop(opened);
 
     let (reopened, events) = logged(|| open_store(&cache, &opts()));
-    assert!(reopened.fallback_reason.is_none());
+    assert!(reopened.fallback.is_none());
     assert!(warnings(&events).is_empty(), "{events:?}");
     assert_eq!(reopened.store.keys().len(), 10);
     assert_eq!(lost_entries(&*reopened.store), ENTRIES - 10);
@@ -261,8 +263,15 @@ fn unreadable_store_is_left_alone() {
     let (opened, events) = logged(|| open_store(&cache, &opts()));
     set_mode(0o644);
     assert_memory_with_one_warning(&opened, &events, &dir);
-    let reason = opened.fallback_reason.unwrap();
-    assert!(reason.contains("ermission denied"), "{reason}");
+    let fallback = opened.fallback.unwrap();
+    assert!(
+        matches!(fallback, StoreFallback::Unopenable { .. }),
+        "{fallback:?}"
+    );
+    assert!(
+        fallback.to_string().contains("ermission denied"),
+        "{fallback}"
+    );
     let reopened = open_store(&cache, &opts());
     assert_eq!(lost_entries(&*reopened.store), 0, "nothing was deleted");
 }
@@ -274,8 +283,15 @@ fn cache_location_that_is_a_file_is_left_alone() {
     fs::write(&base, "someone else's file").unwrap();
     let (opened, events) = logged(|| open_store(&CacheLocation::Dir(base.clone()), &opts()));
     assert_memory_with_one_warning(&opened, &events, &base);
-    let reason = opened.fallback_reason.as_deref().unwrap();
-    assert!(reason.contains("is a file"), "{reason}");
+    let fallback = opened.fallback.unwrap();
+    assert_eq!(
+        fallback,
+        StoreFallback::NotADirectory {
+            path: base.clone(),
+            is_file: true
+        }
+    );
+    assert!(fallback.to_string().contains("is a file"), "{fallback}");
     assert_eq!(fs::read_to_string(&base).unwrap(), "someone else's file");
 }
 
@@ -290,7 +306,7 @@ fn warnings_are_one_line_even_when_the_path_has_line_breaks() {
     fs::write(store_dir(&root).join("conf"), b"\xde\xad not a sled config").unwrap();
 
     let (opened, events) = logged(|| open_store(&cache, &opts()));
-    assert!(opened.fallback_reason.is_none(), "recreated: {opened:?}");
+    assert!(opened.fallback.is_none(), "recreated: {opened:?}");
     let warned = warnings(&events);
     assert_eq!(warned.len(), 1, "{events:?}");
     assert!(warned[0].contains("is damaged"), "{warned:?}");
@@ -304,7 +320,7 @@ fn warnings_are_one_line_even_when_the_path_has_line_breaks() {
     let base = root.join("file\nhere");
     fs::write(&base, "").unwrap();
     let opened = open_store(&CacheLocation::Dir(base), &opts());
-    let reason = opened.fallback_reason.unwrap();
+    let reason = opened.fallback.unwrap().to_string();
     assert!(
         reason.contains("file here") && !reason.contains('\n'),
         "{reason}"

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use repo_mapper_store::{
-    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, TagStore, open_store, scan,
-    store_dir_name,
+    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, StoreFallback, TagStore,
+    open_store, scan, store_dir_name,
 };
 use repo_mapper_tags::{Dialect, Tag};
 
@@ -74,7 +74,7 @@ fn warm_scan_reads_everything_from_the_store() {
 
     let cold = {
         let s = open_store(&repo.cache(), &opts());
-        assert!(s.fallback_reason.is_none());
+        assert!(s.fallback.is_none());
         run(&*s.store, &files)
     };
     assert_eq!(
@@ -187,11 +187,7 @@ fn corrupt_store_is_recreated() {
         }
     }
     let s = open_store(&repo.cache(), &opts());
-    assert!(
-        s.fallback_reason.is_none(),
-        "recreated on disk: {:?}",
-        s.fallback_reason
-    );
+    assert!(s.fallback.is_none(), "recreated on disk: {:?}", s.fallback);
     assert!(s.store.describe().starts_with("sled"));
     let out = run(&*s.store, &files);
     assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
@@ -208,7 +204,14 @@ fn store_that_cannot_be_recreated_falls_back_to_memory() {
     fs::create_dir_all(&base).unwrap();
     fs::write(base.join(store_dir_name()), "in the way").unwrap();
     let s = open_store(&repo.cache(), &opts());
-    assert!(s.fallback_reason.is_some());
+    assert!(
+        matches!(
+            &s.fallback,
+            Some(StoreFallback::Corrupt { .. } | StoreFallback::Unopenable { .. })
+        ),
+        "{:?}",
+        s.fallback
+    );
     assert_eq!(s.store.describe(), "memory");
     assert_eq!(
         names(&run(&*s.store, &files).tags)[0],
@@ -226,7 +229,12 @@ fn unwritable_cache_location_falls_back_to_memory() {
     fs::write(repo.root().join("blocker"), "").unwrap();
     let cache = CacheLocation::Dir(repo.root().join("blocker/.repo-mapper"));
     let s = open_store(&cache, &opts());
-    assert!(s.fallback_reason.unwrap().contains("cannot create"));
+    let fallback = s.fallback.unwrap();
+    assert!(
+        matches!(fallback, StoreFallback::Uncreatable { .. }),
+        "{fallback:?}"
+    );
+    assert!(fallback.to_string().contains("cannot create"));
     assert_eq!(
         names(&run(&*s.store, &files).tags)[0],
         ["1:alpha", "2:beta"]
@@ -239,14 +247,16 @@ fn second_opener_waits_then_uses_memory_and_still_gets_the_tags() {
     repo.write("a.py", A);
     let files = repo.files(&["a.py"]);
     let first = open_store(&repo.cache(), &opts());
-    assert!(first.fallback_reason.is_none());
+    assert!(first.fallback.is_none());
     let started = std::time::Instant::now();
     let second = open_store(&repo.cache(), &opts());
     assert!(
         started.elapsed() >= Duration::from_millis(100),
         "waited for the lock"
     );
-    assert!(second.fallback_reason.unwrap().contains("in use"));
+    let fallback = second.fallback.unwrap();
+    assert!(matches!(fallback, StoreFallback::Locked { .. }));
+    assert!(fallback.to_string().contains("in use"));
     assert_eq!(
         names(&run(&*first.store, &files).tags),
         names(&run(&*second.store, &files).tags)
@@ -254,7 +264,7 @@ fn second_opener_waits_then_uses_memory_and_still_gets_the_tags() {
     drop(first);
     let third = open_store(&repo.cache(), &opts());
     assert!(
-        third.fallback_reason.is_none(),
+        third.fallback.is_none(),
         "released when the first store is dropped"
     );
 }
@@ -405,7 +415,7 @@ fn no_cache_means_memory() {
     let repo = Repo::new();
     let s = open_store(&CacheLocation::Memory, &opts());
     assert_eq!(s.store.describe(), "memory");
-    assert!(s.fallback_reason.is_none());
+    assert!(s.fallback.is_none());
     assert!(!repo.root().join(".repo-mapper").exists());
 }
 
