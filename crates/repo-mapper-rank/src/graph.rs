@@ -19,10 +19,9 @@
 //! order, tags in file order), self-edges first as Aider adds them, referencers and definers
 //! of an identifier in file order.
 
+use crate::csr::{Csr, NONE};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph};
-
-pub(crate) const NONE: u32 = u32::MAX;
 
 /// SPEC §6.4 step 1: the multiplier of an identifier's edges.
 pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize) -> f64 {
@@ -83,12 +82,10 @@ pub(crate) struct FileGraph {
     ident_mul: Vec<f64>,
     /// Per file: whether it is a chat file.
     chat: Vec<bool>,
-    bundle_start: Vec<u32>,
     /// Per referencing file: `(ident, weight)` in identifier-loop order.
-    bundles: Vec<(u32, f64)>,
-    self_start: Vec<u32>,
+    bundles: Csr<(u32, f64)>,
     /// Per file: identifiers it defines that nobody references (self-edges, §6.5).
-    self_idents: Vec<u32>,
+    self_idents: Csr<u32>,
     pub self_edge_weight: f64,
     /// Per node: the sum of its out-edge weights, added as Aider adds them (Python's `sum`
     /// over `G.out_edges`), for the rank distribution.
@@ -138,30 +135,28 @@ pub(crate) struct FactoredAdjacency {
     inv_sum: Vec<f64>,
     /// Per node: total weight of its self-edges for unreferenced definitions.
     self_weight: Vec<f64>,
-    bundle_start: Vec<u32>,
-    bundles: Vec<(u32, f64)>,
-    definer_start: Vec<u32>,
-    definer_nodes: Vec<u32>,
+    /// Per node: its `(ident, weight)` bundles.
+    bundles: Csr<(u32, f64)>,
+    /// Per identifier: its definers' nodes (none for identifiers without references).
+    definer_nodes: Csr<u32>,
 }
 
 impl FactoredAdjacency {
     fn propagate(&self, x: &[f64], next: &mut [f64]) {
-        let mut per_ident = vec![0.0; self.definer_start.len() - 1];
+        let mut per_ident = vec![0.0; self.definer_nodes.keys()];
         for (u, &xu) in x.iter().enumerate() {
             if self.inv_sum[u] == 0.0 {
                 continue;
             }
             let c = xu * self.inv_sum[u];
             next[u] += c * self.self_weight[u];
-            let range = self.bundle_start[u] as usize..self.bundle_start[u + 1] as usize;
-            for &(i, w) in &self.bundles[range] {
+            for &(i, w) in self.bundles.get(u) {
                 per_ident[i as usize] += c * w;
             }
         }
         for (i, &z) in per_ident.iter().enumerate() {
             if z != 0.0 {
-                let range = self.definer_start[i] as usize..self.definer_start[i + 1] as usize;
-                for &v in &self.definer_nodes[range] {
+                for &v in self.definer_nodes.get(i) {
                     next[v as usize] += z;
                 }
             }
@@ -232,8 +227,8 @@ impl FileGraph {
                 }
             }
         }
-        let (bundle_start, bundles) = group_by_file(files, &bundle_triples);
-        let (self_start, self_idents) = group_by_file(files, &self_pairs);
+        let bundles = Csr::group(files, bundle_triples.iter().copied(), bundle_triples.len());
+        let self_idents = Csr::group(files, self_pairs.iter().copied(), self_pairs.len());
 
         let mut graph = FileGraph {
             nodes,
@@ -242,9 +237,7 @@ impl FileGraph {
             fallback,
             ident_mul,
             chat: input.chat.to_vec(),
-            bundle_start,
             bundles,
-            self_start,
             self_idents,
             self_edge_weight: input.self_edge_weight,
             out_weight: Vec::new(),
@@ -338,23 +331,19 @@ impl FileGraph {
         self.adjacency = Adjacency::Factored(FactoredAdjacency {
             inv_sum,
             self_weight,
-            bundle_start,
-            bundles,
-            definer_start,
-            definer_nodes,
+            bundles: Csr::from_parts(bundle_start, bundles),
+            definer_nodes: Csr::from_parts(definer_start, definer_nodes),
         });
     }
 
     /// The `(ident, weight)` bundles of a file.
     pub fn bundles(&self, file: u32) -> &[(u32, f64)] {
-        let f = file as usize;
-        &self.bundles[self.bundle_start[f] as usize..self.bundle_start[f + 1] as usize]
+        self.bundles.get(file as usize)
     }
 
     /// The identifiers a file defines that nobody references.
     pub fn self_idents(&self, file: u32) -> &[u32] {
-        let f = file as usize;
-        &self.self_idents[self.self_start[f] as usize..self.self_start[f + 1] as usize]
+        self.self_idents.get(file as usize)
     }
 
     /// A node's out-edges `(dst node, weight, ident)` in insertion order.
@@ -418,23 +407,6 @@ fn for_each_referencer(
             f(r, count);
         }
     }
-}
-
-fn group_by_file<V: Copy + Default>(files: usize, pairs: &[(u32, V)]) -> (Vec<u32>, Vec<V>) {
-    let mut start = vec![0u32; files + 1];
-    for &(f, _) in pairs {
-        start[f as usize + 1] += 1;
-    }
-    for i in 0..files {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut values = vec![V::default(); pairs.len()];
-    for &(f, v) in pairs {
-        values[fill[f as usize] as usize] = v;
-        fill[f as usize] += 1;
-    }
-    (start, values)
 }
 
 #[cfg(test)]

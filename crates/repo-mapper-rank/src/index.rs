@@ -4,14 +4,11 @@
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
-use crate::fxhash::FxHashMap;
-
 use repo_mapper_tags::{Tag, TagKind};
 
 use crate::FileTags;
-
-/// Sentinel for "no file".
-const NONE: u32 = u32::MAX;
+use crate::csr::{Csr, NONE};
+use crate::fxhash::FxHashMap;
 
 /// A definition tag of one file: its identifier, line and index in the file's tag slice.
 #[derive(Debug, Clone, Copy)]
@@ -30,16 +27,13 @@ pub(crate) struct TagIndex<'a> {
     /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
     pub def_order: Vec<u32>,
     /// `defines[ident]`: defining files, ascending (file-processing order).
-    definer_start: Vec<u32>,
-    definer_files: Vec<u32>,
+    definers: Csr<u32>,
     /// `Counter(references[ident])`: referencing files ascending, with their counts.
-    referencer_start: Vec<u32>,
-    referencers: Vec<(u32, u32)>,
+    referencers: Csr<(u32, u32)>,
     /// Whether any file has any reference tag (Aider's `if not references`).
     pub any_reference: bool,
     /// `definitions`, per file: def tags sorted by (ident, line), one per (ident, line).
-    file_def_start: Vec<u32>,
-    file_defs: Vec<DefTag>,
+    file_defs: Csr<DefTag>,
 }
 
 impl<'a> TagIndex<'a> {
@@ -120,9 +114,8 @@ impl<'a> TagIndex<'a> {
         file_def_start.push(file_defs.len() as u32);
 
         let n = names.len();
-        let (definer_start, definer_files) =
-            bucket(n, def_pairs.iter().map(|&(i, f)| (i, f)), def_pairs.len());
-        let (referencer_start, referencers) = bucket(
+        let definers = Csr::group(n, def_pairs.iter().copied(), def_pairs.len());
+        let referencers = Csr::group(
             n,
             ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
             ref_pairs.len(),
@@ -131,33 +124,26 @@ impl<'a> TagIndex<'a> {
             names,
             ids,
             def_order,
-            definer_start,
-            definer_files,
-            referencer_start,
+            definers,
             referencers,
             any_reference,
-            file_def_start,
-            file_defs,
+            file_defs: Csr::from_parts(file_def_start, file_defs),
         }
     }
 
     /// Files defining `ident`, ascending.
     pub fn definers(&self, ident: u32) -> &[u32] {
-        let i = ident as usize;
-        &self.definer_files[self.definer_start[i] as usize..self.definer_start[i + 1] as usize]
+        self.definers.get(ident as usize)
     }
 
     /// Files referencing `ident`, ascending, with their reference counts.
     pub fn referencers(&self, ident: u32) -> &[(u32, u32)] {
-        let i = ident as usize;
-        &self.referencers[self.referencer_start[i] as usize..self.referencer_start[i + 1] as usize]
+        self.referencers.get(ident as usize)
     }
 
     /// The definition tags of `ident` in `file`, by line: indices into the file's tags.
     pub fn definitions(&self, file: u32, ident: u32) -> impl Iterator<Item = u32> + '_ {
-        let f = file as usize;
-        let defs =
-            &self.file_defs[self.file_def_start[f] as usize..self.file_def_start[f + 1] as usize];
+        let defs = self.file_defs.get(file as usize);
         let lo = defs.partition_point(|d| d.ident < ident);
         let hi = defs.partition_point(|d| d.ident <= ident);
         defs[lo..hi].iter().map(|d| d.tag)
@@ -177,28 +163,6 @@ fn intern<'a>(
         last_ref.push(NONE);
         (names.len() - 1) as u32
     })
-}
-
-/// Groups `(key, value)` pairs by key (stable), as CSR offsets and values.
-fn bucket<V: Copy + Default>(
-    keys: usize,
-    pairs: impl Iterator<Item = (u32, V)> + Clone,
-    len: usize,
-) -> (Vec<u32>, Vec<V>) {
-    let mut start = vec![0u32; keys + 1];
-    for (k, _) in pairs.clone() {
-        start[k as usize + 1] += 1;
-    }
-    for i in 0..keys {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut values = vec![V::default(); len];
-    for (k, v) in pairs {
-        values[fill[k as usize] as usize] = v;
-        fill[k as usize] += 1;
-    }
-    (start, values)
 }
 
 /// Tags by reference: `&files[file].tags[tag]`.

@@ -62,6 +62,7 @@
 
 #![warn(missing_docs)]
 
+mod csr;
 mod cxxsort;
 mod fxhash;
 mod graph;

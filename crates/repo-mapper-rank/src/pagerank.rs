@@ -10,6 +10,7 @@
 //! left to right for `x @ A` and Python's `sum`). On the same graph with the same node order
 //! the ranks are bit-identical to networkx's.
 
+use crate::csr::NONE;
 use crate::cxxsort::cxx_sort;
 
 /// PageRank parameters (SPEC §7.2, §14): networkx's defaults.
@@ -163,7 +164,7 @@ pub(crate) struct NeighbourGrouper {
 impl NeighbourGrouper {
     pub(crate) fn new(node_count: usize) -> Self {
         NeighbourGrouper {
-            slot: vec![u32::MAX; node_count],
+            slot: vec![NONE; node_count],
             groups: Vec::new(),
         }
     }
@@ -173,7 +174,7 @@ impl NeighbourGrouper {
         self.groups.clear();
         for &(v, _) in edges {
             let s = &mut self.slot[v as usize];
-            if *s == u32::MAX {
+            if *s == NONE {
                 *s = self.groups.len() as u32;
                 self.groups.push((v, 0));
             }
@@ -194,7 +195,7 @@ impl NeighbourGrouper {
             g.1 += 1;
         }
         for &(v, _) in &self.groups {
-            self.slot[v as usize] = u32::MAX;
+            self.slot[v as usize] = NONE;
         }
     }
 }

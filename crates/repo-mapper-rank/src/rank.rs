@@ -5,7 +5,8 @@ use std::path::{Component, Path};
 
 use repo_mapper_tags::Dialect;
 
-use crate::graph::{FileGraph, GraphInput, NONE};
+use crate::csr::NONE;
+use crate::graph::{FileGraph, GraphInput};
 use crate::important::is_important;
 use crate::index::{TagIndex, tag_at};
 use crate::pagerank::{PageRankError, power_iteration};
