@@ -374,55 +374,14 @@ pub(crate) fn power_iteration<G: Transitions>(
             converged: true,
         });
     }
-    let uniform = 1.0 / n as f64;
-    let p: Vec<f64> = match personalization {
-        None => vec![uniform; n],
-        Some(values) => {
-            let raw: Vec<f64> = (0..n)
-                .map(|i| values.get(i).copied().unwrap_or(0.0))
-                .collect();
-            let total = numpy_sum(&raw);
-            if total == 0.0 {
-                return Err(PageRankError::ZeroPersonalization);
-            }
-            raw.iter().map(|v| v / total).collect()
-        }
-    };
-    let dangling_weights: Vec<f64> = match dangling {
-        None => p.clone(),
-        Some(values) => {
-            let raw: Vec<f64> = (0..n)
-                .map(|i| values.get(i).copied().unwrap_or(0.0))
-                .collect();
-            let total = numpy_sum(&raw);
-            if total == 0.0 {
-                return Err(PageRankError::ZeroDangling);
-            }
-            raw.iter().map(|v| v / total).collect()
-        }
-    };
-    let dangling_nodes: Vec<usize> = (0..n).filter(|&u| graph.is_dangling(u)).collect();
-    let alpha = params.damping;
-    let teleport = 1.0 - alpha;
+    let jumps = Jumps::new(graph, personalization, dangling, params.damping)?;
     let threshold = n as f64 * params.tol;
-
-    let mut x = vec![uniform; n];
+    let mut x = vec![1.0 / n as f64; n];
     let mut next = vec![0.0; n];
     let mut diff = vec![0.0; n];
     for iteration in 1..=params.max_iter {
-        next.fill(0.0);
-        graph.propagate(&x, &mut next);
-        // Python's built-in sum over x[is_dangling], left to right.
-        let mut dangling_sum = 0.0;
-        for &d in &dangling_nodes {
-            dangling_sum += x[d];
-        }
-        for v in 0..n {
-            next[v] = alpha * (next[v] + dangling_sum * dangling_weights[v]) + teleport * p[v];
-            diff[v] = (next[v] - x[v]).abs();
-        }
+        let err = step(graph, &jumps, &x, &mut next, &mut diff);
         std::mem::swap(&mut x, &mut next);
-        let err = numpy_sum(&diff);
         if err < threshold {
             return Ok(PageRankResult {
                 ranks: x,
@@ -441,6 +400,79 @@ pub(crate) fn power_iteration<G: Transitions>(
         iterations: params.max_iter,
         converged: false,
     })
+}
+
+/// Where the random surfer goes besides the edges: the teleport vector `p` (with
+/// probability 1 − α) and, from dangling nodes, the dangling vector.
+struct Jumps {
+    alpha: f64,
+    /// The personalization, normalised (uniform when there is none).
+    p: Vec<f64>,
+    /// The dangling vector, normalised (`p` when there is none).
+    dangling_weights: Vec<f64>,
+    dangling_nodes: Vec<usize>,
+}
+
+impl Jumps {
+    fn new<G: Transitions>(
+        graph: &G,
+        personalization: Option<&[f64]>,
+        dangling: Option<&[f64]>,
+        alpha: f64,
+    ) -> Result<Jumps, PageRankError> {
+        let n = graph.node_count();
+        let p = match personalization {
+            None => vec![1.0 / n as f64; n],
+            Some(values) => normalised(values, n).ok_or(PageRankError::ZeroPersonalization)?,
+        };
+        let dangling_weights = match dangling {
+            None => p.clone(),
+            Some(values) => normalised(values, n).ok_or(PageRankError::ZeroDangling)?,
+        };
+        Ok(Jumps {
+            alpha,
+            p,
+            dangling_weights,
+            dangling_nodes: (0..n).filter(|&u| graph.is_dangling(u)).collect(),
+        })
+    }
+}
+
+/// The first `n` values (missing ones 0) divided by their numpy sum; `None` if it is 0.
+fn normalised(values: &[f64], n: usize) -> Option<Vec<f64>> {
+    let raw: Vec<f64> = (0..n)
+        .map(|i| values.get(i).copied().unwrap_or(0.0))
+        .collect();
+    let total = numpy_sum(&raw);
+    if total == 0.0 {
+        return None;
+    }
+    Some(raw.iter().map(|v| v / total).collect())
+}
+
+/// One iteration: `next = α·(x·A + Σx[dangling]·d) + (1−α)·p`, and the L1 change.
+fn step<G: Transitions>(
+    graph: &G,
+    jumps: &Jumps,
+    x: &[f64],
+    next: &mut [f64],
+    diff: &mut [f64],
+) -> f64 {
+    let alpha = jumps.alpha;
+    let teleport = 1.0 - alpha;
+    let (p, dangling_weights) = (&jumps.p, &jumps.dangling_weights);
+    next.fill(0.0);
+    graph.propagate(x, next);
+    // Python's built-in sum over x[is_dangling], left to right.
+    let mut dangling_sum = 0.0;
+    for &d in &jumps.dangling_nodes {
+        dangling_sum += x[d];
+    }
+    for v in 0..x.len() {
+        next[v] = alpha * (next[v] + dangling_sum * dangling_weights[v]) + teleport * p[v];
+        diff[v] = (next[v] - x[v]).abs();
+    }
+    numpy_sum(diff)
 }
 
 /// numpy's pairwise summation (`pairwise_sum_DOUBLE`), without recursion: blocks of at most
