@@ -10,151 +10,169 @@ use std::path::Path;
 
 use crate::Dialect;
 
-/// A language repo-mapper extracts tags from.
+/// Declares the languages from one table (see its invocation below): the [`Language`]
+/// enum, [`Language::ALL`], [`Language::name`] and, with the `extract` feature, each
+/// language's grammar and query files ([`Language::spec`]), all indexed by `lang as usize`.
 ///
-/// Names follow grep-ast (`csharp`, `ocaml_interface`, …), see [`Language::name`].
-/// [`Language::Tsx`] is `.tsx`: grep-ast calls it `typescript` and Aider parses it with the
-/// TypeScript grammar; repo-mapper's default dialect uses the TSX grammar, which accepts JSX.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[allow(missing_docs)] // The variants are language names.
-pub enum Language {
-    Arduino,
-    Bash,
-    C,
-    Chatito,
-    Clojure,
-    CommonLisp,
-    Cpp,
-    CSharp,
-    D,
-    Dart,
-    Elisp,
-    Elixir,
-    Elm,
-    Fortran,
-    Gleam,
-    Go,
-    Haskell,
-    Hcl,
-    Java,
-    JavaScript,
-    Julia,
-    Kotlin,
-    Lua,
-    Matlab,
-    OCaml,
-    OCamlInterface,
-    Php,
-    Pony,
-    Properties,
-    Python,
-    Ql,
-    R,
-    Racket,
-    Ruby,
-    Rust,
-    Scala,
-    Solidity,
-    Swift,
-    Tsx,
-    TypeScript,
-    Udev,
-    Zig,
+/// A row is `Variant "name" => grammar, tags "path", idents "path";`, paths under
+/// `queries/` (the `idents` part may be left out). Rows are in name order, so the enum's
+/// order, `ALL`'s and the names' agree (a test checks it).
+macro_rules! languages {
+    (
+        $(#[$attr:meta])*
+        pub enum Language;
+        $(
+            $variant:ident $name:literal => $grammar:path,
+                tags $tags:literal $(, idents $idents:literal)?;
+        )*
+    ) => {
+        $(#[$attr])*
+        pub enum Language {
+            $($variant,)*
+        }
+
+        impl Language {
+            /// Every supported language, in name order (which is also the enum's order:
+            /// `Language::ALL[lang as usize] == lang`).
+            pub const ALL: [Language; [$(Language::$variant),*].len()] = [$(Language::$variant),*];
+
+            /// The language's name: grep-ast's name, except `tsx` for [`Language::Tsx`].
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Language::$variant => $name,)*
+                }
+            }
+
+            /// The grammar and embedded query files of the language.
+            #[cfg(feature = "extract")]
+            pub(crate) fn spec(self) -> &'static crate::registry::Spec {
+                use crate::registry::{QuerySource, Spec};
+                static SPECS: [Spec; Language::ALL.len()] = [$(Spec {
+                    grammar: $grammar,
+                    tags: QuerySource {
+                        path: $tags,
+                        text: include_str!(concat!("../../../queries/", $tags)),
+                    },
+                    idents: languages!(@optional $(QuerySource {
+                        path: $idents,
+                        text: include_str!(concat!("../../../queries/", $idents)),
+                    })?),
+                }),*];
+                &SPECS[self.index()]
+            }
+        }
+    };
+    (@optional) => { None };
+    (@optional $source:expr) => { Some($source) };
+}
+
+languages! {
+    /// A language repo-mapper extracts tags from.
+    ///
+    /// Names follow grep-ast (`csharp`, `ocaml_interface`, …), see [`Language::name`].
+    /// [`Language::Tsx`] is `.tsx`: grep-ast calls it `typescript` and Aider parses it with the
+    /// TypeScript grammar; repo-mapper's default dialect uses the TSX grammar, which accepts JSX.
+    ///
+    /// Adding a language is one row here (in name order) and its grammar's dependency in
+    /// `Cargo.toml` (listed under the `extract` feature).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[allow(missing_docs)] // The variants are language names.
+    pub enum Language;
+
+    // Variant "name" => grammar,
+    //     tags query, idents query (paths under `queries/`; see `registry.rs` for which
+    //     directory a language's tag query comes from).
+    Arduino "arduino" => tree_sitter_arduino::LANGUAGE,
+        tags "tree-sitter-language-pack/arduino-tags.scm", idents "repo-mapper/arduino-idents.scm";
+    Bash "bash" => tree_sitter_bash::LANGUAGE,
+        tags "repo-mapper/bash-tags.scm", idents "repo-mapper/bash-idents.scm";
+    C "c" => tree_sitter_c::LANGUAGE,
+        tags "tree-sitter-language-pack/c-tags.scm", idents "repo-mapper/c-idents.scm";
+    Chatito "chatito" => repo_mapper_grammars::CHATITO,
+        tags "tree-sitter-language-pack/chatito-tags.scm", idents "repo-mapper/chatito-idents.scm";
+    Clojure "clojure" => tree_sitter_clojure::LANGUAGE,
+        tags "tree-sitter-language-pack/clojure-tags.scm", idents "repo-mapper/clojure-idents.scm";
+    CommonLisp "commonlisp" => tree_sitter_commonlisp::LANGUAGE_COMMONLISP,
+        tags "tree-sitter-language-pack/commonlisp-tags.scm", idents "repo-mapper/commonlisp-idents.scm";
+    Cpp "cpp" => tree_sitter_cpp::LANGUAGE,
+        tags "tree-sitter-language-pack/cpp-tags.scm", idents "repo-mapper/cpp-idents.scm";
+    CSharp "csharp" => tree_sitter_c_sharp::LANGUAGE,
+        tags "tree-sitter-language-pack/csharp-tags.scm", idents "repo-mapper/csharp-idents.scm";
+    D "d" => tree_sitter_d::LANGUAGE,
+        tags "tree-sitter-language-pack/d-tags.scm", idents "repo-mapper/d-idents.scm";
+    Dart "dart" => tree_sitter_dart::LANGUAGE,
+        tags "tree-sitter-language-pack/dart-tags.scm", idents "repo-mapper/dart-idents.scm";
+    Elisp "elisp" => tree_sitter_elisp::LANGUAGE,
+        tags "tree-sitter-language-pack/elisp-tags.scm", idents "repo-mapper/elisp-idents.scm";
+    Elixir "elixir" => tree_sitter_elixir::LANGUAGE,
+        tags "tree-sitter-language-pack/elixir-tags.scm", idents "repo-mapper/elixir-idents.scm";
+    Elm "elm" => tree_sitter_elm::LANGUAGE,
+        tags "tree-sitter-language-pack/elm-tags.scm", idents "repo-mapper/elm-idents.scm";
+    Fortran "fortran" => tree_sitter_fortran::LANGUAGE,
+        tags "tree-sitter-languages/fortran-tags.scm", idents "repo-mapper/fortran-idents.scm";
+    Gleam "gleam" => tree_sitter_gleam::LANGUAGE,
+        tags "tree-sitter-language-pack/gleam-tags.scm", idents "repo-mapper/gleam-idents.scm";
+    Go "go" => tree_sitter_go::LANGUAGE,
+        tags "tree-sitter-language-pack/go-tags.scm", idents "repo-mapper/go-idents.scm";
+    Haskell "haskell" => tree_sitter_haskell::LANGUAGE,
+        tags "tree-sitter-languages/haskell-tags.scm", idents "repo-mapper/haskell-idents.scm";
+    Hcl "hcl" => tree_sitter_hcl::LANGUAGE,
+        tags "tree-sitter-languages/hcl-tags.scm", idents "repo-mapper/hcl-idents.scm";
+    Java "java" => tree_sitter_java::LANGUAGE,
+        tags "tree-sitter-language-pack/java-tags.scm", idents "repo-mapper/java-idents.scm";
+    JavaScript "javascript" => tree_sitter_javascript::LANGUAGE,
+        tags "tree-sitter-language-pack/javascript-tags.scm", idents "repo-mapper/javascript-idents.scm";
+    Julia "julia" => tree_sitter_julia::LANGUAGE,
+        tags "tree-sitter-languages/julia-tags.scm", idents "repo-mapper/julia-idents.scm";
+    Kotlin "kotlin" => tree_sitter_kotlin_ng::LANGUAGE,
+        tags "tree-sitter-languages/kotlin-tags.scm", idents "repo-mapper/kotlin-idents.scm";
+    Lua "lua" => tree_sitter_lua::LANGUAGE,
+        tags "tree-sitter-language-pack/lua-tags.scm", idents "repo-mapper/lua-idents.scm";
+    Matlab "matlab" => tree_sitter_matlab::LANGUAGE,
+        tags "tree-sitter-language-pack/matlab-tags.scm", idents "repo-mapper/matlab-idents.scm";
+    OCaml "ocaml" => tree_sitter_ocaml::LANGUAGE_OCAML,
+        tags "tree-sitter-language-pack/ocaml-tags.scm", idents "repo-mapper/ocaml-idents.scm";
+    OCamlInterface "ocaml_interface" => tree_sitter_ocaml::LANGUAGE_OCAML_INTERFACE,
+        tags "tree-sitter-language-pack/ocaml_interface-tags.scm", idents "repo-mapper/ocaml_interface-idents.scm";
+    Php "php" => tree_sitter_php::LANGUAGE_PHP,
+        tags "tree-sitter-languages/php-tags.scm", idents "repo-mapper/php-idents.scm";
+    Pony "pony" => repo_mapper_grammars::PONY,
+        tags "tree-sitter-language-pack/pony-tags.scm", idents "repo-mapper/pony-idents.scm";
+    Properties "properties" => tree_sitter_properties::LANGUAGE,
+        tags "tree-sitter-language-pack/properties-tags.scm", idents "repo-mapper/properties-idents.scm";
+    Python "python" => tree_sitter_python::LANGUAGE,
+        tags "tree-sitter-language-pack/python-tags.scm", idents "repo-mapper/python-idents.scm";
+    Ql "ql" => tree_sitter_ql::LANGUAGE,
+        tags "tree-sitter-languages/ql-tags.scm", idents "repo-mapper/ql-idents.scm";
+    R "r" => tree_sitter_r::LANGUAGE,
+        tags "tree-sitter-language-pack/r-tags.scm", idents "repo-mapper/r-idents.scm";
+    Racket "racket" => tree_sitter_racket::LANGUAGE,
+        tags "tree-sitter-language-pack/racket-tags.scm", idents "repo-mapper/racket-idents.scm";
+    Ruby "ruby" => tree_sitter_ruby::LANGUAGE,
+        tags "tree-sitter-language-pack/ruby-tags.scm", idents "repo-mapper/ruby-idents.scm";
+    Rust "rust" => tree_sitter_rust::LANGUAGE,
+        tags "tree-sitter-language-pack/rust-tags.scm", idents "repo-mapper/rust-idents.scm";
+    Scala "scala" => tree_sitter_scala::LANGUAGE,
+        tags "tree-sitter-languages/scala-tags.scm", idents "repo-mapper/scala-idents.scm";
+    Solidity "solidity" => tree_sitter_solidity::LANGUAGE,
+        tags "tree-sitter-language-pack/solidity-tags.scm", idents "repo-mapper/solidity-idents.scm";
+    Swift "swift" => tree_sitter_swift::LANGUAGE,
+        tags "tree-sitter-language-pack/swift-tags.scm", idents "repo-mapper/swift-idents.scm";
+    Tsx "tsx" => tree_sitter_typescript::LANGUAGE_TSX,
+        tags "tree-sitter-languages/typescript-tags.scm", idents "repo-mapper/tsx-idents.scm";
+    TypeScript "typescript" => tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+        tags "tree-sitter-languages/typescript-tags.scm", idents "repo-mapper/typescript-idents.scm";
+    Udev "udev" => repo_mapper_grammars::UDEV,
+        tags "tree-sitter-language-pack/udev-tags.scm", idents "repo-mapper/udev-idents.scm";
+    Zig "zig" => tree_sitter_zig::LANGUAGE,
+        tags "tree-sitter-languages/zig-tags.scm", idents "repo-mapper/zig-idents.scm";
 }
 
 impl Language {
-    /// Every supported language, in name order.
-    pub const ALL: [Language; 42] = [
-        Language::Arduino,
-        Language::Bash,
-        Language::C,
-        Language::Chatito,
-        Language::Clojure,
-        Language::CommonLisp,
-        Language::Cpp,
-        Language::CSharp,
-        Language::D,
-        Language::Dart,
-        Language::Elisp,
-        Language::Elixir,
-        Language::Elm,
-        Language::Fortran,
-        Language::Gleam,
-        Language::Go,
-        Language::Haskell,
-        Language::Hcl,
-        Language::Java,
-        Language::JavaScript,
-        Language::Julia,
-        Language::Kotlin,
-        Language::Lua,
-        Language::Matlab,
-        Language::OCaml,
-        Language::OCamlInterface,
-        Language::Php,
-        Language::Pony,
-        Language::Properties,
-        Language::Python,
-        Language::Ql,
-        Language::R,
-        Language::Racket,
-        Language::Ruby,
-        Language::Rust,
-        Language::Scala,
-        Language::Solidity,
-        Language::Swift,
-        Language::Tsx,
-        Language::TypeScript,
-        Language::Udev,
-        Language::Zig,
-    ];
-
-    /// The language's name: grep-ast's name, except `tsx` for [`Language::Tsx`].
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Arduino => "arduino",
-            Language::Bash => "bash",
-            Language::C => "c",
-            Language::Chatito => "chatito",
-            Language::Clojure => "clojure",
-            Language::CommonLisp => "commonlisp",
-            Language::Cpp => "cpp",
-            Language::CSharp => "csharp",
-            Language::D => "d",
-            Language::Dart => "dart",
-            Language::Elisp => "elisp",
-            Language::Elixir => "elixir",
-            Language::Elm => "elm",
-            Language::Fortran => "fortran",
-            Language::Gleam => "gleam",
-            Language::Go => "go",
-            Language::Haskell => "haskell",
-            Language::Hcl => "hcl",
-            Language::Java => "java",
-            Language::JavaScript => "javascript",
-            Language::Julia => "julia",
-            Language::Kotlin => "kotlin",
-            Language::Lua => "lua",
-            Language::Matlab => "matlab",
-            Language::OCaml => "ocaml",
-            Language::OCamlInterface => "ocaml_interface",
-            Language::Php => "php",
-            Language::Pony => "pony",
-            Language::Properties => "properties",
-            Language::Python => "python",
-            Language::Ql => "ql",
-            Language::R => "r",
-            Language::Racket => "racket",
-            Language::Ruby => "ruby",
-            Language::Rust => "rust",
-            Language::Scala => "scala",
-            Language::Solidity => "solidity",
-            Language::Swift => "swift",
-            Language::Tsx => "tsx",
-            Language::TypeScript => "typescript",
-            Language::Udev => "udev",
-            Language::Zig => "zig",
-        }
+    /// The position of the language in [`Language::ALL`], for per-language tables.
+    #[cfg(any(feature = "extract", test))]
+    pub(crate) const fn index(self) -> usize {
+        self as usize
     }
 
     /// The language named `name` (as [`Language::name`] spells it), if supported.
@@ -457,5 +475,12 @@ mod tests {
         assert_eq!(names, sorted, "ALL is in name order");
         names.dedup();
         assert_eq!(names.len(), Language::ALL.len());
+    }
+
+    #[test]
+    fn all_is_in_enum_order() {
+        for (i, l) in Language::ALL.into_iter().enumerate() {
+            assert_eq!(l.index(), i, "{l}");
+        }
     }
 }
