@@ -39,96 +39,14 @@ pub(crate) struct TagIndex<'a> {
 impl<'a> TagIndex<'a> {
     /// Indexes `files` in order. `skip[i]` files (duplicates) contribute nothing.
     pub fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
-        let mut names: Vec<&'a str> = Vec::new();
-        let mut ids: FxHashMap<&'a str, u32> = FxHashMap::default();
-        let mut def_order = Vec::new();
-        // Per ident: the last file that defined it / the slot of its last referencer.
-        let mut last_def_file: Vec<u32> = Vec::new();
-        let mut last_ref: Vec<u32> = Vec::new();
-        let mut def_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut ref_pairs: Vec<(u32, u32, u32)> = Vec::new();
-        let mut file_def_start = Vec::with_capacity(files.len() + 1);
-        let mut file_defs: Vec<DefTag> = Vec::new();
-        let mut any_reference = false;
-
+        let mut builder = IndexBuilder::with_files(files.len());
         for (fi, file) in files.iter().enumerate() {
-            let fi = fi as u32;
-            let start = file_defs.len();
-            file_def_start.push(start as u32);
-            if skip[fi as usize] {
-                continue;
+            builder.start_file();
+            if !skip[fi] {
+                builder.add_file(fi as u32, file.tags);
             }
-            for (ti, tag) in file.tags.iter().enumerate() {
-                let ident = intern(
-                    &mut names,
-                    &mut ids,
-                    &tag.name,
-                    &mut last_def_file,
-                    &mut last_ref,
-                );
-                match tag.kind {
-                    TagKind::Def => {
-                        let last = &mut last_def_file[ident as usize];
-                        if *last == NONE {
-                            def_order.push(ident);
-                        }
-                        if *last != fi {
-                            *last = fi;
-                            def_pairs.push((ident, fi));
-                        }
-                        file_defs.push(DefTag {
-                            ident,
-                            line: tag.line,
-                            tag: ti as u32,
-                        });
-                    }
-                    TagKind::Ref => {
-                        any_reference = true;
-                        let slot = last_ref[ident as usize];
-                        if slot != NONE && ref_pairs[slot as usize].1 == fi {
-                            ref_pairs[slot as usize].2 += 1;
-                        } else {
-                            last_ref[ident as usize] = ref_pairs.len() as u32;
-                            ref_pairs.push((ident, fi, 1));
-                        }
-                    }
-                }
-            }
-            // `definitions[(file, ident)]` is a set of tags: one per (ident, line).
-            let defs = &mut file_defs[start..];
-            defs.sort_by_key(|d| (d.ident, d.line));
-            let mut kept = start;
-            for i in start..file_defs.len() {
-                let d = file_defs[i];
-                if kept > start
-                    && file_defs[kept - 1].ident == d.ident
-                    && file_defs[kept - 1].line == d.line
-                {
-                    continue;
-                }
-                file_defs[kept] = d;
-                kept += 1;
-            }
-            file_defs.truncate(kept);
         }
-        file_def_start.push(file_defs.len() as u32);
-
-        let n = names.len();
-        let definers = Csr::group(n, def_pairs.iter().copied(), def_pairs.len());
-        let referencers = Csr::group(
-            n,
-            ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
-            ref_pairs.len(),
-        );
-        TagIndex {
-            names,
-            ids,
-            def_order,
-            definers,
-            referencers,
-            any_reference,
-            file_defs: Csr::from_parts(file_def_start, file_defs),
-        }
+        builder.finish()
     }
 
     /// Files defining `ident`, ascending.
@@ -150,19 +68,132 @@ impl<'a> TagIndex<'a> {
     }
 }
 
-fn intern<'a>(
-    names: &mut Vec<&'a str>,
-    ids: &mut FxHashMap<&'a str, u32>,
-    name: &'a str,
-    last_def_file: &mut Vec<u32>,
-    last_ref: &mut Vec<u32>,
-) -> u32 {
-    *ids.entry(name).or_insert_with(|| {
-        names.push(name);
-        last_def_file.push(NONE);
-        last_ref.push(NONE);
-        (names.len() - 1) as u32
-    })
+/// The index under construction: `defines` and `references` as (identifier, file) pairs,
+/// `definitions` file by file.
+struct IndexBuilder<'a> {
+    names: Vec<&'a str>,
+    ids: FxHashMap<&'a str, u32>,
+    def_order: Vec<u32>,
+    /// Per identifier: the last file that defined it, or [`NONE`].
+    last_def_file: Vec<u32>,
+    /// Per identifier: the slot in `ref_pairs` of its last referencer, or [`NONE`].
+    last_ref: Vec<u32>,
+    /// `(ident, file)`, one per defining file.
+    def_pairs: Vec<(u32, u32)>,
+    /// `(ident, file, count)`, one per referencing file.
+    ref_pairs: Vec<(u32, u32, u32)>,
+    any_reference: bool,
+    file_def_start: Vec<u32>,
+    file_defs: Vec<DefTag>,
+}
+
+impl<'a> IndexBuilder<'a> {
+    fn with_files(files: usize) -> Self {
+        IndexBuilder {
+            names: Vec::new(),
+            ids: FxHashMap::default(),
+            def_order: Vec::new(),
+            last_def_file: Vec::new(),
+            last_ref: Vec::new(),
+            def_pairs: Vec::new(),
+            ref_pairs: Vec::new(),
+            any_reference: false,
+            file_def_start: Vec::with_capacity(files + 1),
+            file_defs: Vec::new(),
+        }
+    }
+
+    /// Opens the next file's `definitions` (called for skipped files too).
+    fn start_file(&mut self) {
+        self.file_def_start.push(self.file_defs.len() as u32);
+    }
+
+    /// Indexes the tags of file `fi`, the file opened last.
+    fn add_file(&mut self, fi: u32, tags: &'a [Tag]) {
+        let start = self.file_defs.len();
+        for (ti, tag) in tags.iter().enumerate() {
+            let ident = self.intern(&tag.name);
+            match tag.kind {
+                TagKind::Def => self.add_definition(fi, ident, tag.line, ti as u32),
+                TagKind::Ref => self.add_reference(fi, ident),
+            }
+        }
+        self.dedup_definitions(start);
+    }
+
+    fn intern(&mut self, name: &'a str) -> u32 {
+        *self.ids.entry(name).or_insert_with(|| {
+            self.names.push(name);
+            self.last_def_file.push(NONE);
+            self.last_ref.push(NONE);
+            (self.names.len() - 1) as u32
+        })
+    }
+
+    fn add_definition(&mut self, fi: u32, ident: u32, line: i32, tag: u32) {
+        let last = &mut self.last_def_file[ident as usize];
+        if *last == NONE {
+            self.def_order.push(ident);
+        }
+        if *last != fi {
+            *last = fi;
+            self.def_pairs.push((ident, fi));
+        }
+        self.file_defs.push(DefTag { ident, line, tag });
+    }
+
+    /// Counts a reference: files come in order, so a file's references to an identifier
+    /// are one run, counted in the identifier's last pair.
+    fn add_reference(&mut self, fi: u32, ident: u32) {
+        self.any_reference = true;
+        let slot = self.last_ref[ident as usize];
+        if slot != NONE && self.ref_pairs[slot as usize].1 == fi {
+            self.ref_pairs[slot as usize].2 += 1;
+        } else {
+            self.last_ref[ident as usize] = self.ref_pairs.len() as u32;
+            self.ref_pairs.push((ident, fi, 1));
+        }
+    }
+
+    /// `definitions[(file, ident)]` is a set of tags: sorts the file's definitions (from
+    /// `start`) by (ident, line) and keeps one per (ident, line).
+    fn dedup_definitions(&mut self, start: usize) {
+        let file_defs = &mut self.file_defs;
+        file_defs[start..].sort_by_key(|d| (d.ident, d.line));
+        let mut kept = start;
+        for i in start..file_defs.len() {
+            let d = file_defs[i];
+            if kept > start
+                && file_defs[kept - 1].ident == d.ident
+                && file_defs[kept - 1].line == d.line
+            {
+                continue;
+            }
+            file_defs[kept] = d;
+            kept += 1;
+        }
+        file_defs.truncate(kept);
+    }
+
+    fn finish(mut self) -> TagIndex<'a> {
+        self.start_file();
+        let n = self.names.len();
+        let def_pairs = &self.def_pairs;
+        let ref_pairs = &self.ref_pairs;
+        TagIndex {
+            definers: Csr::group(n, def_pairs.iter().copied(), def_pairs.len()),
+            referencers: Csr::group(
+                n,
+                ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
+                ref_pairs.len(),
+            ),
+            names: self.names,
+            ids: self.ids,
+            def_order: self.def_order,
+            any_reference: self.any_reference,
+            file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
+        }
+    }
 }
 
 /// Tags by reference: `&files[file].tags[tag]`.
