@@ -165,97 +165,27 @@ impl FactoredAdjacency {
 }
 
 impl FileGraph {
+    /// The graph of SPEC §6.2–§6.5 over `files` files, and its adjacency for PageRank.
     pub fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
         let fallback = !index.any_reference;
-        let n_idents = index.names.len();
-        let mut referenced = vec![false; n_idents];
-        for &i in &index.def_order {
-            referenced[i as usize] = fallback || !index.referencers(i).is_empty();
-        }
-
-        // Node order: self-edges first, then the identifier loop (see module docs).
-        let mut nodes: Vec<u32> = Vec::new();
-        let mut node_of = vec![NONE; files];
-        let mut touch = |f: u32| {
-            if node_of[f as usize] == NONE {
-                node_of[f as usize] = nodes.len() as u32;
-                nodes.push(f);
-            }
-        };
-        for &i in &index.def_order {
-            if !referenced[i as usize] {
-                for &d in index.definers(i) {
-                    touch(d);
-                }
-            }
-        }
-        for &i in &index.def_order {
-            if referenced[i as usize] {
-                let mut first = true;
-                for_each_referencer(index, fallback, i, |r, _| {
-                    touch(r);
-                    if first {
-                        first = false;
-                        for &d in index.definers(i) {
-                            touch(d);
-                        }
-                    }
-                });
-            }
-        }
-
-        // Bundles and self-edges, grouped by file (stable, so identifier-loop order).
-        let mut bundle_triples: Vec<(u32, (u32, f64))> = Vec::new();
-        let mut self_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut ident_mul = vec![0.0; n_idents];
-        for &i in &index.def_order {
-            let definers = index.definers(i);
-            if referenced[i as usize] {
-                let mul = ident_multiplier(
-                    index.names[i as usize],
-                    (input.mentioned)(i),
-                    definers.len(),
-                );
-                ident_mul[i as usize] = mul;
-                for_each_referencer(index, fallback, i, |r, count| {
-                    let w = edge_weight(mul, input.chat[r as usize], count);
-                    bundle_triples.push((r, (i, w)));
-                });
-            } else {
-                for &d in definers {
-                    self_pairs.push((d, i));
-                }
-            }
-        }
-        let bundles = Csr::group(files, bundle_triples.iter().copied(), bundle_triples.len());
-        let self_idents = Csr::group(files, self_pairs.iter().copied(), self_pairs.len());
-
+        let referenced = referenced_idents(index, fallback);
+        let (nodes, node_of) = node_order(index, fallback, &referenced, files);
+        let lists = EdgeLists::build(index, fallback, &referenced, input, files);
         let mut graph = FileGraph {
             nodes,
             node_of,
             referenced,
             fallback,
-            ident_mul,
+            ident_mul: lists.ident_mul,
             chat: input.chat.to_vec(),
-            bundles,
-            self_idents,
+            bundles: lists.bundles,
+            self_idents: lists.self_idents,
             self_edge_weight: input.self_edge_weight,
             out_weight: Vec::new(),
             edge_count: 0,
             adjacency: Adjacency::Exact(WeightedDigraph::from_edges(0, &[])),
         };
-        let n = graph.nodes.len();
-        graph.edge_count = (0..n)
-            .map(|u| {
-                let f = graph.nodes[u];
-                graph.self_idents(f).len()
-                    + graph
-                        .bundles(f)
-                        .iter()
-                        .map(|&(i, _)| index.definers(i).len())
-                        .sum::<usize>()
-            })
-            .sum();
+        graph.edge_count = graph.count_edges(index);
         if graph.edge_count > input.exact_edge_limit {
             tracing::debug!(
                 edges = graph.edge_count,
@@ -267,6 +197,21 @@ impl FileGraph {
             graph.build_exact(index);
         }
         graph
+    }
+
+    /// Number of edges, parallel edges counted separately, without listing them.
+    fn count_edges(&self, index: &TagIndex<'_>) -> usize {
+        self.nodes
+            .iter()
+            .map(|&f| {
+                self.self_idents(f).len()
+                    + self
+                        .bundles(f)
+                        .iter()
+                        .map(|&(i, _)| index.definers(i).len())
+                        .sum::<usize>()
+            })
+            .sum()
     }
 
     /// networkx's matrix, row by row (O(edges) time, one row of scratch).
@@ -387,6 +332,103 @@ impl FileGraph {
             }
         }
         out
+    }
+}
+
+/// Per identifier: whether its definers get edges from referencers (§6.4) rather than
+/// self-edges (§6.5). Under the no-reference fallback (§6.2) every defined identifier is
+/// referenced.
+fn referenced_idents(index: &TagIndex<'_>, fallback: bool) -> Vec<bool> {
+    let mut referenced = vec![false; index.names.len()];
+    for &i in &index.def_order {
+        referenced[i as usize] = fallback || !index.referencers(i).is_empty();
+    }
+    referenced
+}
+
+/// The node order (see the module docs): the definers of self-edges first, then per
+/// identifier its referencers, the definers coming right after the first referencer.
+/// Returns the file of each node and the node of each file ([`NONE`] outside the graph).
+fn node_order(
+    index: &TagIndex<'_>,
+    fallback: bool,
+    referenced: &[bool],
+    files: usize,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut nodes: Vec<u32> = Vec::new();
+    let mut node_of = vec![NONE; files];
+    let mut touch = |f: u32| {
+        if node_of[f as usize] == NONE {
+            node_of[f as usize] = nodes.len() as u32;
+            nodes.push(f);
+        }
+    };
+    for &i in &index.def_order {
+        if !referenced[i as usize] {
+            for &d in index.definers(i) {
+                touch(d);
+            }
+        }
+    }
+    for &i in &index.def_order {
+        if referenced[i as usize] {
+            let mut first = true;
+            for_each_referencer(index, fallback, i, |r, _| {
+                touch(r);
+                if first {
+                    first = false;
+                    for &d in index.definers(i) {
+                        touch(d);
+                    }
+                }
+            });
+        }
+    }
+    (nodes, node_of)
+}
+
+/// The edges, factored and grouped by source file (stable: identifier-loop order).
+struct EdgeLists {
+    /// Per referencing file: `(ident, weight)`, one per identifier it references (§6.4).
+    bundles: Csr<(u32, f64)>,
+    /// Per file: identifiers it defines that nobody references (§6.5).
+    self_idents: Csr<u32>,
+    /// Per identifier: its multiplier (§6.4 step 1); 0 for identifiers without edges.
+    ident_mul: Vec<f64>,
+}
+
+impl EdgeLists {
+    fn build(
+        index: &TagIndex<'_>,
+        fallback: bool,
+        referenced: &[bool],
+        input: &GraphInput<'_>,
+        files: usize,
+    ) -> EdgeLists {
+        let mut bundle_pairs: Vec<(u32, (u32, f64))> = Vec::new();
+        let mut self_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut ident_mul = vec![0.0; index.names.len()];
+        for &i in &index.def_order {
+            let definers = index.definers(i);
+            if referenced[i as usize] {
+                let name = index.names[i as usize];
+                let mul = ident_multiplier(name, (input.mentioned)(i), definers.len());
+                ident_mul[i as usize] = mul;
+                for_each_referencer(index, fallback, i, |r, count| {
+                    let w = edge_weight(mul, input.chat[r as usize], count);
+                    bundle_pairs.push((r, (i, w)));
+                });
+            } else {
+                for &d in definers {
+                    self_pairs.push((d, i));
+                }
+            }
+        }
+        EdgeLists {
+            bundles: Csr::group(files, bundle_pairs.iter().copied(), bundle_pairs.len()),
+            self_idents: Csr::group(files, self_pairs.iter().copied(), self_pairs.len()),
+            ident_mul,
+        }
     }
 }
 
