@@ -69,7 +69,9 @@ mod graph;
 mod important;
 mod index;
 pub mod pagerank;
+mod personalize;
 mod rank;
+mod stages;
 
 use std::collections::{HashMap, HashSet};
 
