@@ -273,32 +273,7 @@ impl RowsBuilder {
             if !self.sorted {
                 cxx_sort(&mut entries, |a, b| a.0 < b.0);
             }
-            // csr_sum_duplicates: runs of equal columns added left to right.
-            let row_start = cols.len();
-            let mut i = 0;
-            while i < entries.len() {
-                let (v, mut x) = entries[i];
-                i += 1;
-                while i < entries.len() && entries[i].0 == v {
-                    x += entries[i].1;
-                    i += 1;
-                }
-                cols.push(v);
-                vals.push(x);
-            }
-            // A.sum(axis=1): np.add.reduceat over the row.
-            let sum = reduceat_sum(&vals[row_start..]);
-            if sum != 0.0 {
-                // Q @ A with Q = diag(1 / S).
-                let inv = 1.0 / sum;
-                for a in &mut vals[row_start..] {
-                    *a *= inv;
-                }
-            } else {
-                *is_dangling = true;
-                cols.truncate(row_start);
-                vals.truncate(row_start);
-            }
+            *is_dangling = !push_normalised_row(&entries, &mut cols, &mut vals);
             indptr.push(cols.len());
         }
         // Free the builder's buffers before returning.
@@ -312,6 +287,36 @@ impl RowsBuilder {
             edge_count,
         }
     }
+}
+
+/// Appends one sorted row to `cols` and `vals` as scipy leaves it: parallel edges summed
+/// (`csr_sum_duplicates`: runs of equal columns added left to right), then divided by the
+/// row sum (`np.add.reduceat`). Returns false, appending nothing, when the sum is zero.
+fn push_normalised_row(entries: &[(u32, f64)], cols: &mut Vec<u32>, vals: &mut Vec<f64>) -> bool {
+    let row_start = cols.len();
+    let mut i = 0;
+    while i < entries.len() {
+        let (v, mut x) = entries[i];
+        i += 1;
+        while i < entries.len() && entries[i].0 == v {
+            x += entries[i].1;
+            i += 1;
+        }
+        cols.push(v);
+        vals.push(x);
+    }
+    let sum = reduceat_sum(&vals[row_start..]);
+    if sum == 0.0 {
+        cols.truncate(row_start);
+        vals.truncate(row_start);
+        return false;
+    }
+    // Q @ A with Q = diag(1 / S).
+    let inv = 1.0 / sum;
+    for a in &mut vals[row_start..] {
+        *a *= inv;
+    }
+    true
 }
 
 /// Runs PageRank with networkx 3.4's semantics.
