@@ -7,16 +7,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tree_sitter::{
-    Node, ParseOptions, ParseState, Parser, Point, Query, QueryCursor, QueryCursorOptions,
+    Node, ParseOptions, ParseState, Parser, Point, QueryCursor, QueryCursorOptions,
     QueryCursorState, StreamingIterator, Tree,
 };
 
+use crate::capture::Capture;
 use crate::limits::{CutShort, Deadline, Limits};
-use crate::registry::{self, Compiled};
+use crate::registry::{self, Compiled, TagQuery};
 use crate::{Dialect, Language, Tag, TagKind};
-
-const DEF_PREFIX: &str = "name.definition.";
-const REF_PREFIX: &str = "name.reference.";
 
 thread_local! {
     /// One parser per language per thread: parsers are not `Sync` and cost an allocation
@@ -226,7 +224,7 @@ impl FileRun<'_> {
     /// The tags query, the aider dialect's python constants, then the reference fallback.
     fn tags(&self, compiled: &'static Compiled, root: Node<'_>, source: &str) -> Extraction {
         let (lang, dialect) = (self.lang, self.dialect);
-        let grammar_drops = |capture: &str, node: Node<'_>| {
+        let grammar_drops = |capture: Capture, node: Node<'_>| {
             dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
         };
         let (groups, out_of_time) = captures_by_name(
@@ -240,22 +238,18 @@ impl FileRun<'_> {
         let mut tags = Vec::new();
         let mut saw_def = false;
         let mut saw_ref = false;
-        for (name, nodes) in groups {
-            if dialect == Dialect::Aider && aider_never_matches(lang, name) {
+        for (capture, nodes) in groups {
+            if dialect == Dialect::Aider && aider_never_matches(lang, capture) {
                 continue;
             }
-            let (kind, sub_kind) = if let Some(sub) = name.strip_prefix(DEF_PREFIX) {
-                saw_def = true;
-                (TagKind::Def, sub)
-            } else if let Some(sub) = name.strip_prefix(REF_PREFIX) {
-                saw_ref = true;
-                (TagKind::Ref, sub)
-            } else {
-                continue;
-            };
+            match capture.kind {
+                TagKind::Def => saw_def = true,
+                TagKind::Ref => saw_ref = true,
+            }
             for node in nodes {
                 let line = row_to_line(node.start_position().row);
-                tags.push(self.tag(line, node_text(node, self.bytes), kind, sub_kind));
+                let name = node_text(node, self.bytes);
+                tags.push(self.tag(line, name, capture.kind, capture.sub_kind));
             }
         }
         if dialect == Dialect::Aider && lang == Language::Python {
@@ -314,7 +308,7 @@ impl FileRun<'_> {
         let Some(idents) = &compiled.idents else {
             return true;
         };
-        let no_drops = |_: &str, _: Node<'_>| false;
+        let no_drops = |_: Capture, _: Node<'_>| false;
         let (groups, out_of_time) = captures_by_name(
             idents,
             root,
@@ -323,12 +317,13 @@ impl FileRun<'_> {
             &no_drops,
             self.bounds,
         );
-        for (name, nodes) in groups {
-            let Some(sub_kind) = name.strip_prefix(REF_PREFIX) else {
+        for (capture, nodes) in groups {
+            if capture.kind != TagKind::Ref {
                 continue;
-            };
+            }
             for node in nodes {
-                tags.push(self.tag(-1, node_text(node, self.bytes), TagKind::Ref, sub_kind));
+                let name = node_text(node, self.bytes);
+                tags.push(self.tag(-1, name, TagKind::Ref, capture.sub_kind));
             }
         }
         !out_of_time
@@ -344,10 +339,10 @@ impl FileRun<'_> {
 ///   `module` and a top-level assignment, so the pattern matches only the second assignment
 ///   of a chain, `a = b = c` tagging `b` (measured on Django's `trans_null.py`), never `a`;
 ///   [`aider_python_constants`] finds those instead.
-fn aider_never_matches(lang: Language, capture: &str) -> bool {
+fn aider_never_matches(lang: Language, capture: Capture) -> bool {
     matches!(
-        (lang, capture),
-        (Language::Python, "name.definition.constant")
+        (lang, capture.kind, capture.sub_kind),
+        (Language::Python, TagKind::Def, "constant")
     )
 }
 
@@ -389,8 +384,8 @@ fn aider_python_constants(root: Node<'_>) -> Vec<Node<'_>> {
 ///   `= default` or `= 0`: `A::A() = default;`, `WSTR_LENGTH(self) = 0;`. The pack's
 ///   tree-sitter-cpp reads these as expression statements (a call assigned `default` or
 ///   `0`), tree-sitter-cpp 0.23 as a defaulted or pure virtual function (docs/parity.md T17).
-fn aider_grammar_drops(lang: Language, capture: &str, node: Node<'_>) -> bool {
-    if lang != Language::Cpp || !capture.starts_with("name.definition.") {
+fn aider_grammar_drops(lang: Language, capture: Capture, node: Node<'_>) -> bool {
+    if lang != Language::Cpp || capture.kind != TagKind::Def {
         return false;
     }
     let mut declarator = node.parent();
@@ -505,25 +500,24 @@ pub fn parse_within(lang: Language, source: &str, limits: &Limits) -> Option<Tre
 /// Captures taken between two looks at the clock in [`captures_by_name`].
 const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 
-/// Captures of `query`, grouped by capture name in order of first appearance, each node
-/// once per name, in source order. (py-tree-sitter's `captures()` returns each group in an
+/// The captures of `query` that make tags, grouped by capture (that is, by capture name) in
+/// order of first appearance, each node once per capture, in source order. (py-tree-sitter's `captures()` returns each group in an
 /// order that changes from run to run, so Aider's order cannot be reproduced; source order
 /// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
 /// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
 /// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
 /// The flag is set when the deadline stopped the query (the groups hold what came before).
 fn captures_by_name<'t>(
-    query: &'static Query,
+    query: &'static TagQuery,
     root: Node<'t>,
     source: &[u8],
     dialect: Dialect,
-    drop: &dyn Fn(&str, Node<'t>) -> bool,
+    drop: &dyn Fn(Capture, Node<'t>) -> bool,
     bounds: QueryBounds,
-) -> (Vec<(&'static str, Vec<Node<'t>>)>, bool) {
+) -> (Vec<(Capture, Vec<Node<'t>>)>, bool) {
     let deadline = bounds.deadline;
-    let names = query.capture_names();
-    let mut group_of: Vec<Option<usize>> = vec![None; names.len()];
-    let mut groups: Vec<(&'static str, Vec<Node<'t>>)> = Vec::new();
+    let mut group_of: Vec<Option<usize>> = vec![None; query.captures.len()];
+    let mut groups: Vec<(Capture, Vec<Node<'t>>)> = Vec::new();
     let mut seen: HashSet<(u32, usize)> = HashSet::new();
 
     let raw = QueryCursor::new().into_raw();
@@ -551,7 +545,7 @@ fn captures_by_name<'t>(
         expired
     };
     let options = QueryCursorOptions::new().progress_callback(&mut check);
-    let mut captures = cursor.captures_with_options(query, root, source, options);
+    let mut captures = cursor.captures_with_options(&query.query, root, source, options);
     let mut taken = 0u32;
     while let Some((m, index)) = captures.next() {
         // Each capture taken can cost a scan of every pending match (tree-sitter's
@@ -563,15 +557,18 @@ fn captures_by_name<'t>(
             break;
         }
         let capture = m.captures[*index];
+        let ci = capture.index as usize;
+        let Some(role) = query.captures[ci] else {
+            continue; // makes no tag
+        };
         if !seen.insert((capture.index, capture.node.id())) {
             continue;
         }
-        let ci = capture.index as usize;
-        if drop(names[ci], capture.node) {
+        if drop(role, capture.node) {
             continue;
         }
         let group = *group_of[ci].get_or_insert_with(|| {
-            groups.push((names[ci], Vec::new()));
+            groups.push((role, Vec::new()));
             groups.len() - 1
         });
         groups[group].1.push(capture.node);

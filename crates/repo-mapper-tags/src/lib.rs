@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+mod capture;
 #[cfg(feature = "extract")]
 mod extract;
 mod language;
@@ -43,6 +44,7 @@ mod scanner_guard;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use capture::{intern_sub_kind, known_sub_kind};
 #[cfg(feature = "extract")]
 pub use extract::{
     Extraction, extract_file, extract_source, extract_source_within, normalize_newlines,
@@ -124,50 +126,4 @@ pub fn extract_files(
         .par_iter()
         .map(|(fname, rel)| extract_file(fname, rel, dialect))
         .collect()
-}
-
-/// Maps a capture sub-kind read back from storage to the `&'static str` the embedded
-/// queries use, so stored tags compare equal to fresh ones. Unknown names are leaked once
-/// each (they can only come from an older query set; the store versions those away).
-#[cfg(feature = "extract")]
-pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    // Every sub-kind named in the embedded queries' texts, built once and then read
-    // without a lock. Read off the text rather than compiled queries: compiling all 42
-    // languages' queries costs over a second, and a warm run needs none of them.
-    static KNOWN: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    static OTHERS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let known = KNOWN.get_or_init(|| {
-        let mut set: HashSet<&'static str> = HashSet::from(["identifier"]);
-        for lang in Language::ALL {
-            let sources = std::iter::once(tags_query_source(lang)).chain(idents_query_source(lang));
-            for src in sources {
-                for prefix in ["@name.definition.", "@name.reference."] {
-                    for (at, _) in src.text.match_indices(prefix) {
-                        let rest = &src.text[at + prefix.len()..];
-                        let end = rest
-                            .find(|c: char| {
-                                !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
-                            })
-                            .unwrap_or(rest.len());
-                        if end > 0 {
-                            set.insert(&rest[..end]);
-                        }
-                    }
-                }
-            }
-        }
-        set
-    });
-    if let Some(&s) = known.get(sub_kind) {
-        return s;
-    }
-    let mut others = OTHERS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&s) = others.iter().find(|&&s| s == sub_kind) {
-        return s;
-    }
-    let leaked: &'static str = Box::leak(sub_kind.to_owned().into_boxed_str());
-    others.push(leaked);
-    leaked
 }

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use tree_sitter::Query;
 use tree_sitter_language::LanguageFn;
 
+use crate::capture::{self, Capture};
 use crate::{Language, scanner_guard};
 
 /// Where an embedded query file comes from.
@@ -60,8 +61,43 @@ pub fn idents_query_source(lang: Language) -> Option<QuerySource> {
 
 /// Compiled queries of one language.
 pub(crate) struct Compiled {
-    pub tags: Query,
-    pub idents: Option<Query>,
+    pub tags: TagQuery,
+    pub idents: Option<TagQuery>,
+}
+
+/// A compiled query and, by capture index, the tag each capture makes (`None` for
+/// captures that make none), resolved once when the query compiles.
+pub(crate) struct TagQuery {
+    pub query: Query,
+    pub captures: Box<[Option<Capture>]>,
+}
+
+impl TagQuery {
+    /// Compiles `src` for `lang` against `language` and resolves its captures.
+    fn compile(
+        lang: Language,
+        language: &tree_sitter::Language,
+        src: QuerySource,
+    ) -> Result<TagQuery, QueryCompileError> {
+        let error = |message: String| QueryCompileError {
+            language: lang,
+            path: src.path,
+            message,
+        };
+        let query = Query::new(language, src.text).map_err(|e| error(e.to_string()))?;
+        let captures = query
+            .capture_names()
+            .iter()
+            .map(|name| {
+                capture::resolve(name).map_err(|sub_kind| {
+                    error(format!(
+                        "capture @{name}: sub-kind `{sub_kind}` is not in SUB_KINDS (src/capture.rs)"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(TagQuery { query, captures })
+    }
 }
 
 /// A query that did not compile against its grammar.
@@ -71,7 +107,7 @@ pub struct QueryCompileError {
     pub language: Language,
     /// The query file, relative to `queries/`.
     pub path: &'static str,
-    /// tree-sitter's message.
+    /// tree-sitter's message, or which capture has a sub-kind repo-mapper does not know.
     pub message: String,
 }
 
@@ -97,13 +133,7 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
         .get_or_init(|| {
             let spec = lang.spec();
             let language = grammar(lang);
-            let compile = |src: QuerySource| {
-                Query::new(&language, src.text).map_err(|e| QueryCompileError {
-                    language: lang,
-                    path: src.path,
-                    message: e.to_string(),
-                })
-            };
+            let compile = |src| TagQuery::compile(lang, &language, src);
             Ok(Compiled {
                 tags: compile(spec.tags)?,
                 idents: spec.idents.map(compile).transpose()?,
@@ -139,4 +169,30 @@ pub fn queries_fingerprint() -> u64 {
     // The aider dialect's pygments tables decide its fallback references.
     feed(crate::pygments::DATA.as_bytes());
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    #[test]
+    fn sub_kinds_are_exactly_those_of_the_embedded_queries() {
+        let mut used = BTreeSet::from(["identifier"]);
+        for lang in Language::ALL {
+            let compiled = compiled(lang).expect("every embedded query compiles");
+            let queries = std::iter::once(&compiled.tags).chain(&compiled.idents);
+            used.extend(
+                queries
+                    .flat_map(|q| q.captures.iter().flatten())
+                    .map(|c| c.sub_kind),
+            );
+        }
+        let listed: BTreeSet<&str> = capture::SUB_KINDS.iter().copied().collect();
+        assert_eq!(
+            listed, used,
+            "SUB_KINDS (src/capture.rs) lists no more, no less"
+        );
+    }
 }
