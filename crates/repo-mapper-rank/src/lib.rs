@@ -1,5 +1,30 @@
-//! Ranking for repo-mapper: Aider's file graph, personalised PageRank and the ranked list
-//! of definitions and files that the map is cut from (SPEC §6–§8).
+//! Ranking for repo-mapper: from each file's tags to the ranked list of definitions and
+//! files that the map is cut from (SPEC §6–§8).
+//!
+//! ```
+//! use std::path::Path;
+//! use std::sync::Arc;
+//! use repo_mapper_rank::{rank, FileTags, RankConfig, RankRequest, Stage};
+//! use repo_mapper_tags::{Tag, TagKind};
+//!
+//! fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
+//!     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line,
+//!           name: name.to_owned(), kind, sub_kind: "function" }
+//! }
+//! let a = vec![tag("a.py", 1, "main", TagKind::Def), tag("a.py", 2, "helper", TagKind::Ref)];
+//! let b = vec![tag("b.py", 1, "helper", TagKind::Def)];
+//! let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
+//! let mut request = RankRequest::new(files, 2); // 2: N of SPEC §7.1
+//! request.other_rel_fnames = vec!["a.py", "b.py", "README.md"];
+//!
+//! let ranking = rank(&request, &RankConfig::default());
+//! let listed: Vec<(Stage, &str)> =
+//!     ranking.entries.iter().map(|e| (e.stage, e.rel_fname())).collect();
+//! assert_eq!(listed, [(Stage::Important, "README.md"), (Stage::Definition, "b.py"),
+//!                     (Stage::Definition, "a.py")]);
+//! assert_eq!(ranking.entries[1].tag().unwrap().name, "helper");
+//! assert!(ranking.file_ranks["b.py"] > ranking.file_ranks["a.py"]);
+//! ```
 //!
 //! This is step 3 of the pipeline (see `docs/ARCHITECTURE.md`). Given each file's tags,
 //! [`rank`](fn@rank) builds the tag index (who defines and who references each identifier), the
@@ -17,32 +42,6 @@
 //!
 //! The renderer takes any prefix of [`Ranking::entries`]: [`RankedEntry::tag`] for the
 //! definition entries, [`RankedEntry::rel_fname`] for the bare file entries.
-//!
-//! ```
-//! use std::path::Path;
-//! use std::sync::Arc;
-//! use repo_mapper_rank::{rank, FileTags, RankConfig, RankRequest, Stage};
-//! use repo_mapper_tags::{Tag, TagKind};
-//!
-//! fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
-//!     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line,
-//!           name: name.to_owned(), kind, sub_kind: "function" }
-//! }
-//! let a = vec![tag("a.py", 1, "main", TagKind::Def), tag("a.py", 2, "helper", TagKind::Ref)];
-//! let b = vec![tag("b.py", 1, "helper", TagKind::Def)];
-//! let request = RankRequest {
-//!     files: vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)],
-//!     other_rel_fnames: vec!["a.py", "b.py", "README.md"],
-//!     ..RankRequest::default()
-//! };
-//! let ranking = rank(&request, &RankConfig::default());
-//! let listed: Vec<(Stage, &str)> =
-//!     ranking.entries.iter().map(|e| (e.stage, e.rel_fname())).collect();
-//! assert_eq!(listed, [(Stage::Important, "README.md"), (Stage::Definition, "b.py"),
-//!                     (Stage::Definition, "a.py")]);
-//! assert_eq!(ranking.entries[1].tag().unwrap().name, "helper");
-//! assert!(ranking.file_ranks["b.py"] > ranking.file_ranks["a.py"]);
-//! ```
 //!
 //! PageRank follows networkx 3.4 (the version Aider 0.86.2 runs) down to the order of
 //! floating-point additions: on the same graph with the same node order the ranks are
@@ -86,7 +85,11 @@ pub const EXCLUDE_UNRANKED_THRESHOLD: f64 = 0.0001;
 
 /// One file's input to ranking: its path relative to the root and its tags (whose
 /// `rel_fname` should be the same path: definition entries report the tag's).
+///
+/// Built with [`FileTags::new`] or [`FileTags::chat`]; `with_chat` sets the flag from a
+/// condition.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct FileTags<'a> {
     /// Path relative to the repository root: the graph node's name.
     pub rel_fname: &'a str,
@@ -108,16 +111,21 @@ impl<'a> FileTags<'a> {
 
     /// A chat file.
     pub fn chat(rel_fname: &'a str, tags: &'a [Tag]) -> Self {
-        FileTags {
-            rel_fname,
-            tags,
-            chat: true,
-        }
+        FileTags::new(rel_fname, tags).with_chat(true)
+    }
+
+    /// The same file, in the chat or not.
+    #[must_use]
+    pub fn with_chat(self, chat: bool) -> Self {
+        FileTags { chat, ..self }
     }
 }
 
 /// What to rank. Everything is borrowed: tags are never cloned.
+///
+/// Built with [`RankRequest::new`] (or `Default`), then the other fields assigned.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct RankRequest<'a> {
     /// The files whose tags feed the graph, in processing order — Aider processes
     /// `sorted(set(chat_fnames) | set(other_fnames))` by absolute path, skipping files
@@ -144,8 +152,23 @@ pub struct RankRequest<'a> {
     pub anchor_scoped: Vec<(&'a str, &'a str)>,
 }
 
+impl<'a> RankRequest<'a> {
+    /// A request over `files`, N of SPEC §7.1 being `num_files` (see
+    /// [`RankRequest::num_files`]); nothing mentioned, no anchors, no other files.
+    pub fn new(files: Vec<FileTags<'a>>, num_files: usize) -> Self {
+        RankRequest {
+            files,
+            num_files,
+            ..RankRequest::default()
+        }
+    }
+}
+
 /// Ranking parameters (the ranking part of SPEC §14).
+///
+/// Built with `Default` or [`RankConfig::with_dialect`], then fields assigned.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RankConfig {
     /// SPEC (`Default`) or Aider 0.86.2 (`Aider`) behaviour; see the crate docs.
     pub dialect: Dialect,
@@ -337,6 +360,7 @@ pub enum PageRankOutcome {
 
 /// How PageRank was run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PageRankRun {
     /// Whether there was a personalization vector to use (some file had a positive score).
     pub personalization_requested: bool,
@@ -349,6 +373,7 @@ pub struct PageRankRun {
 
 /// The result of [`rank`](fn@rank).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Ranking<'a> {
     /// The ranked list: anchors, stage 0, 1, 2, 3 (see [`Stage`]).
     pub entries: Vec<RankedEntry<'a>>,
@@ -425,10 +450,6 @@ pub(crate) mod test_support {
     }
 
     pub fn file<'a>(rel: &'a str, tags: &'a [Tag], chat: bool) -> FileTags<'a> {
-        FileTags {
-            rel_fname: rel,
-            tags,
-            chat,
-        }
+        FileTags::new(rel, tags).with_chat(chat)
     }
 }

@@ -13,8 +13,9 @@
 use crate::csr::NONE;
 use crate::cxxsort::cxx_sort;
 
-/// PageRank parameters (SPEC §7.2, §14): networkx's defaults.
+/// PageRank parameters (SPEC §7.2, §14). `Default` gives networkx's defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct PageRankParams {
     /// Damping factor α (`pagerank_damping`, default 0.85).
     pub damping: f64,
@@ -23,6 +24,17 @@ pub struct PageRankParams {
     pub tol: f64,
     /// Iteration limit (`pagerank_max_iter`, default 100).
     pub max_iter: usize,
+}
+
+impl PageRankParams {
+    /// The given damping, tolerance and iteration limit.
+    pub fn new(damping: f64, tol: f64, max_iter: usize) -> Self {
+        PageRankParams {
+            damping,
+            tol,
+            max_iter,
+        }
+    }
 }
 
 impl Default for PageRankParams {
@@ -63,6 +75,7 @@ impl std::error::Error for PageRankError {}
 
 /// The result of [`pagerank`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PageRankResult {
     /// Rank of each node, by node index. Sums to 1 (up to rounding).
     pub ranks: Vec<f64>,

@@ -115,22 +115,16 @@ fn load(json: &str) -> Vec<Case> {
 }
 
 fn request(case: &Case) -> RankRequest<'_> {
-    RankRequest {
-        files: case
-            .files
-            .iter()
-            .map(|(rel, chat, tags)| FileTags {
-                rel_fname: rel,
-                tags,
-                chat: *chat,
-            })
-            .collect(),
-        num_files: case.num_files,
-        other_rel_fnames: case.others.iter().map(String::as_str).collect(),
-        mentioned_fnames: case.mentioned_fnames.iter().map(String::as_str).collect(),
-        mentioned_idents: case.mentioned_idents.iter().map(String::as_str).collect(),
-        ..RankRequest::default()
-    }
+    let files = case
+        .files
+        .iter()
+        .map(|(rel, chat, tags)| FileTags::new(rel, tags).with_chat(*chat))
+        .collect();
+    let mut request = RankRequest::new(files, case.num_files);
+    request.other_rel_fnames = case.others.iter().map(String::as_str).collect();
+    request.mentioned_fnames = case.mentioned_fnames.iter().map(String::as_str).collect();
+    request.mentioned_idents = case.mentioned_idents.iter().map(String::as_str).collect();
+    request
 }
 
 /// Compares two ranked sequences of keys: equal, except that neighbours may be swapped
@@ -348,10 +342,8 @@ fn run(json: &str, source: &str) {
         let req = request(&case);
         // Exact (networkx's matrix) and factored adjacency (exact_edge_limit 0).
         for (mode, limit) in [("exact", usize::MAX), ("factored", 0)] {
-            let config = RankConfig {
-                exact_edge_limit: limit,
-                ..RankConfig::with_dialect(Dialect::Aider)
-            };
+            let mut config = RankConfig::with_dialect(Dialect::Aider);
+            config.exact_edge_limit = limit;
             let ranking = rank(&req, &config);
             WORST.with(|w| w.set(0.0));
             let swaps = check(&case, &ranking);

@@ -89,11 +89,11 @@ fn explicit_graphs_match_networkx() {
             .collect();
         let personalization = pairs(&case["personalization"]);
         let dangling = pairs(&case["dangling"]);
-        let params = PageRankParams {
-            damping: f(&case["alpha"]),
-            tol: f(&case["tol"]),
-            max_iter: case["max_iter"].as_u64().unwrap() as usize,
-        };
+        let params = PageRankParams::new(
+            f(&case["alpha"]),
+            f(&case["tol"]),
+            case["max_iter"].as_u64().unwrap() as usize,
+        );
         let graph = WeightedDigraph::from_edges(n, &edges);
         let result = pagerank(
             &graph,

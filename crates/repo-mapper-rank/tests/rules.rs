@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use repo_mapper_rank::{
-    Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankParams, RankConfig, RankRequest,
-    RankedItem, Ranking, Stage, Tag, TagKind, graph_edges, rank,
+    Dialect, FileTags, GraphEdge, PageRankOutcome, RankConfig, RankRequest, RankedItem, Ranking,
+    Stage, Tag, TagKind, graph_edges, rank,
 };
 
 // ---- helpers -------------------------------------------------------------------------
@@ -55,24 +55,19 @@ impl Repo {
 
     /// A request over all files; every non-chat file is an "other" file.
     fn request(&self) -> RankRequest<'_> {
-        RankRequest {
-            files: self
-                .files
-                .iter()
-                .map(|(rel, chat, tags)| FileTags {
-                    rel_fname: rel,
-                    tags,
-                    chat: *chat,
-                })
-                .collect(),
-            other_rel_fnames: self
-                .files
-                .iter()
-                .filter(|f| !f.1)
-                .map(|f| f.0.as_str())
-                .collect(),
-            ..RankRequest::default()
-        }
+        let files = self
+            .files
+            .iter()
+            .map(|(rel, chat, tags)| FileTags::new(rel, tags).with_chat(*chat))
+            .collect();
+        let mut request = RankRequest::new(files, 0);
+        request.other_rel_fnames = self
+            .files
+            .iter()
+            .filter(|f| !f.1)
+            .map(|f| f.0.as_str())
+            .collect();
+        request
     }
 }
 
@@ -227,10 +222,8 @@ fn unreferenced_definitions_get_a_self_edge() {
     let edges = graph_edges(&req, &RankConfig::default());
     assert_eq!(edges_of(&edges, "lonely"), [("a.py", "a.py", 0.1)]);
     assert_eq!(edges_of(&edges, "used"), [("b.py", "a.py", 1.0)]);
-    let config = RankConfig {
-        self_edge_weight: 0.5,
-        ..RankConfig::default()
-    };
+    let mut config = RankConfig::default();
+    config.self_edge_weight = 0.5;
     assert_eq!(
         edges_of(&graph_edges(&req, &config), "lonely"),
         [("a.py", "a.py", 0.5)]
@@ -401,13 +394,8 @@ fn non_convergence_warns_and_keeps_the_last_iterate() {
         ("c.py", false, "ref:x"),
     ]);
     let req = repo.request();
-    let config = RankConfig {
-        pagerank: PageRankParams {
-            max_iter: 1,
-            ..PageRankParams::default()
-        },
-        ..RankConfig::default()
-    };
+    let mut config = RankConfig::default();
+    config.pagerank.max_iter = 1;
     let (ranking, warns) = warnings(|| rank(&req, &config));
     assert_eq!(
         ranking.pagerank.outcome,
@@ -572,10 +560,8 @@ fn exclude_unranked_drops_low_bare_files() {
         keep.stage(Stage::Important).next().is_none(),
         "Aider: README.md is already listed"
     );
-    let config = RankConfig {
-        exclude_unranked: true,
-        ..RankConfig::with_dialect(Dialect::Aider)
-    };
+    let mut config = RankConfig::with_dialect(Dialect::Aider);
+    config.exclude_unranked = true;
     let drop = rank(&req, &config);
     assert_eq!(drop.stage(Stage::GraphFile).count(), 0);
     assert_eq!(drop.stage(Stage::OtherFile).count(), 0);
@@ -703,19 +689,18 @@ proptest! {
                     .collect()
             })
             .collect();
-        let mut req = RankRequest {
-            files: repo
-                .iter()
-                .enumerate()
-                .map(|(i, (chat, _))| FileTags { rel_fname: &names[i], tags: &tags[i], chat: *chat })
-                .collect(),
-            other_rel_fnames: repo.iter().enumerate().filter(|(_, f)| !f.0).map(|(i, _)| names[i].as_str()).collect(),
-            ..RankRequest::default()
-        };
+        let files = repo
+            .iter()
+            .enumerate()
+            .map(|(i, (chat, _))| FileTags::new(&names[i], &tags[i]).with_chat(*chat))
+            .collect();
+        let mut req = RankRequest::new(files, 0);
+        req.other_rel_fnames = repo.iter().enumerate().filter(|(_, f)| !f.0).map(|(i, _)| names[i].as_str()).collect();
         for m in &mentioned {
             req.mentioned_idents.insert(&idents[*m as usize]);
         }
-        let config = RankConfig { dialect, exclude_unranked: exclude, ..RankConfig::default() };
+        let mut config = RankConfig::with_dialect(dialect);
+        config.exclude_unranked = exclude;
         let ranking = rank(&req, &config);
 
         // PageRank: a distribution, no NaN.

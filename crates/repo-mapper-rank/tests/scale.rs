@@ -85,16 +85,14 @@ fn run(label: &str, files: usize, common_every: usize) {
     let t0 = Instant::now();
     let (names, tags) = repo(files, 15, 40, common_every);
     let generated = t0.elapsed();
-    let request = RankRequest {
-        files: names
-            .iter()
-            .zip(&tags)
-            .map(|(n, t)| FileTags::new(n, t))
-            .collect(),
-        other_rel_fnames: names.iter().map(String::as_str).collect(),
-        mentioned_idents: ["get"].into_iter().collect(),
-        ..RankRequest::default()
-    };
+    let file_tags = names
+        .iter()
+        .zip(&tags)
+        .map(|(n, t)| FileTags::new(n, t))
+        .collect();
+    let mut request = RankRequest::new(file_tags, 0);
+    request.other_rel_fnames = names.iter().map(String::as_str).collect();
+    request.mentioned_idents = ["get"].into_iter().collect();
     let t1 = Instant::now();
     let ranking = rank(&request, &RankConfig::default());
     let took = t1.elapsed();
