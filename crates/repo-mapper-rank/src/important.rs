@@ -5,7 +5,7 @@
 //! directly inside `.github/workflows/` is important too.
 
 /// The important paths, relative to the repository root, in Aider's order.
-pub const ROOT_IMPORTANT_FILES: &[&str] = &[
+pub(crate) const ROOT_IMPORTANT_FILES: &[&str] = &[
     // Version control
     ".gitignore",
     ".gitattributes",
@@ -182,8 +182,8 @@ pub const ROOT_IMPORTANT_FILES: &[&str] = &[
 ];
 
 /// Whether a path relative to the repository root is an important file: its normalised
-/// form is in [`ROOT_IMPORTANT_FILES`], or it is a `*.yml` file directly in
-/// `.github/workflows/`. Paths are compared as Python's `os.path.normpath` leaves them
+/// form is one of Aider's important paths (SPEC §8.1, `aider/special.py`), or it is a
+/// `*.yml` file directly in `.github/workflows/`. Paths are compared as Python's `os.path.normpath` leaves them
 /// (`./README.md` and `a/../README.md` are `README.md`).
 pub fn is_important(rel_fname: &str) -> bool {
     let (dir, name) = match rel_fname.rfind('/') {
@@ -195,15 +195,6 @@ pub fn is_important(rel_fname: &str) -> bool {
     }
     let normalized = normpath(rel_fname);
     ROOT_IMPORTANT_FILES.contains(&normalized.as_str())
-}
-
-/// The important files among `rel_fnames`, in their order (Aider's
-/// `filter_important_files`).
-pub fn filter_important_files<'a, I>(rel_fnames: I) -> Vec<&'a str>
-where
-    I: IntoIterator<Item = &'a str>,
-{
-    rel_fnames.into_iter().filter(|f| is_important(f)).collect()
 }
 
 /// Python's `posixpath.normpath`: collapses separators and `.`, resolves `..` where a
@@ -268,15 +259,6 @@ mod tests {
         assert!(!is_important("x/.github/workflows/ci.yml"));
         assert!(is_important(".github/dependabot.yml"));
         assert!(is_important(".github/workflows/.yml"));
-    }
-
-    #[test]
-    fn filter_keeps_order() {
-        let files = ["b.py", "README.md", "a/Cargo.toml", ".gitignore"];
-        assert_eq!(
-            filter_important_files(files),
-            vec!["README.md", ".gitignore"]
-        );
     }
 
     #[test]

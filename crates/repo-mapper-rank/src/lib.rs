@@ -74,7 +74,7 @@ mod stages;
 
 use std::collections::{HashMap, HashSet};
 
-pub use important::{ROOT_IMPORTANT_FILES, filter_important_files, is_important};
+pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank};
 pub use repo_mapper_tags::{Dialect, Tag, TagKind};

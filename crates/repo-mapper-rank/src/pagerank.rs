@@ -90,8 +90,8 @@ pub struct PageRankResult {
 /// row per node, parallel edges summed, each row divided by its sum.
 ///
 /// Nodes are `0..node_count` in networkx's node order (the order they were first added).
-/// Build it with [`WeightedDigraph::from_edges`] (edges in insertion order) or, without
-/// materialising the edge list, with [`RowsBuilder`].
+/// Build it with [`WeightedDigraph::from_edges`] (edges in insertion order); the crate
+/// itself builds it row by row from the file graph, without materialising the edge list.
 #[derive(Debug, Clone)]
 pub struct WeightedDigraph {
     indptr: Vec<usize>,
@@ -216,7 +216,7 @@ impl NeighbourGrouper {
 /// Builds a [`WeightedDigraph`] row by row, each row given in networkx's out-edge order
 /// (grouped by neighbour, see [`WeightedDigraph::from_edges`]).
 #[derive(Debug)]
-pub struct RowsBuilder {
+pub(crate) struct RowsBuilder {
     node_count: usize,
     indptr: Vec<usize>,
     cols: Vec<u32>,
@@ -228,7 +228,7 @@ pub struct RowsBuilder {
 
 impl RowsBuilder {
     /// A builder for a graph of `node_count` nodes.
-    pub fn new(node_count: usize) -> Self {
+    pub(crate) fn new(node_count: usize) -> Self {
         RowsBuilder {
             node_count,
             indptr: vec![0],
@@ -240,7 +240,7 @@ impl RowsBuilder {
 
     /// Appends the next row: the out-edges `(v, weight)` of node `rows so far`. Edges to
     /// nodes out of range are ignored. Rows past `node_count` are ignored.
-    pub fn push_row(&mut self, row: &[(u32, f64)]) {
+    pub(crate) fn push_row(&mut self, row: &[(u32, f64)]) {
         if self.indptr.len() > self.node_count {
             return;
         }
@@ -260,7 +260,7 @@ impl RowsBuilder {
     }
 
     /// Finishes the graph: missing rows are empty.
-    pub fn finish(mut self) -> WeightedDigraph {
+    pub(crate) fn finish(mut self) -> WeightedDigraph {
         while self.indptr.len() <= self.node_count {
             self.indptr.push(self.cols.len());
         }
