@@ -13,6 +13,7 @@ use tree_sitter::{
 
 use crate::capture::Capture;
 use crate::limits::{CutShort, Deadline, Limits};
+use crate::pycompat::normalize_newlines;
 use crate::registry::{self, Compiled, TagQuery};
 use crate::{Dialect, Language, Tag, TagKind};
 
@@ -34,26 +35,6 @@ pub fn read_source(path: &Path) -> io::Result<Option<String>> {
 /// newlines normalised (see [`read_source`]).
 pub fn source_from_bytes(bytes: Vec<u8>) -> Option<String> {
     String::from_utf8(bytes).ok().map(normalize_newlines)
-}
-
-/// Python's universal-newline translation: `\r\n` and lone `\r` become `\n`.
-pub fn normalize_newlines(text: String) -> String {
-    if !text.contains('\r') {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\r' {
-            if chars.peek() == Some(&'\n') {
-                chars.next();
-            }
-            out.push('\n');
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Extracts the tags of one file, reading it from disk.
@@ -653,11 +634,5 @@ mod tests {
             consts(Dialect::Default),
             [(1, "a".to_owned()), (2, "b".to_owned())]
         );
-    }
-
-    #[test]
-    fn universal_newlines() {
-        assert_eq!(normalize_newlines("a\r\nb\rc\n\r".into()), "a\nb\nc\n\n");
-        assert_eq!(normalize_newlines("plain\n".into()), "plain\n");
     }
 }

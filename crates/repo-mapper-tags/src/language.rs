@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::Dialect;
+use crate::{Dialect, pycompat};
 
 /// Declares the languages from one table (see its invocation below): the [`Language`]
 /// enum, [`Language::ALL`], [`Language::name`] and, with the `extract` feature, each
@@ -216,7 +216,7 @@ impl std::fmt::Display for Language {
 /// Extensions repo-mapper's default dialect maps beyond grep-ast's table.
 fn extra_extension(path: &Path) -> Option<Language> {
     let name = path.file_name()?.to_str()?;
-    Some(match splitext(name) {
+    Some(match extension(name) {
         ".ql" | ".qll" => Language::Ql,
         ".cjs" => Language::JavaScript,
         ".mts" | ".cts" => Language::TypeScript,
@@ -233,16 +233,12 @@ fn extra_extension(path: &Path) -> Option<Language> {
 /// A path whose base name is not valid UTF-8 has no language.
 pub fn filename_to_lang(path: &Path) -> Option<&'static str> {
     let name = path.file_name()?.to_str()?;
-    lookup(name).or_else(|| lookup(splitext(name)))
+    lookup(name).or_else(|| lookup(extension(name)))
 }
 
-/// The extension as Python's `os.path.splitext` returns it for a base name: from the last
-/// dot on, unless every character before that dot is a dot too (`.bashrc` has none).
-fn splitext(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(dot) if name[..dot].bytes().any(|b| b != b'.') => &name[dot..],
-        _ => "",
-    }
+/// The extension of a base name, as Python's `os.path.splitext` gives it.
+fn extension(name: &str) -> &str {
+    pycompat::splitext(name).1
 }
 
 /// grep-ast 0.9.0's `PARSERS` table, as used with tree-sitter-language-pack.

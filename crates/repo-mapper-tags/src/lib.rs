@@ -34,6 +34,7 @@ mod capture;
 mod extract;
 mod language;
 mod limits;
+pub mod pycompat;
 #[cfg(feature = "extract")]
 mod pygments;
 #[cfg(feature = "extract")]
@@ -47,11 +48,12 @@ use std::sync::Arc;
 pub use capture::{intern_sub_kind, known_sub_kind};
 #[cfg(feature = "extract")]
 pub use extract::{
-    Extraction, extract_file, extract_source, extract_source_within, normalize_newlines,
-    parse_within, read_source, source_from_bytes,
+    Extraction, extract_file, extract_source, extract_source_within, parse_within, read_source,
+    source_from_bytes,
 };
 pub use language::{Language, filename_to_lang};
 pub use limits::{CutShort, Deadline, Limits};
+pub use pycompat::normalize_newlines;
 #[cfg(feature = "extract")]
 pub use pygments::names as pygments_names;
 #[cfg(feature = "extract")]

@@ -22,6 +22,7 @@ use fancy_regex::{Regex, RegexInput};
 use serde_json::Value;
 
 use crate::limits::{Deadline, Limits};
+use crate::pycompat::normalize_newlines;
 
 /// `queries/pygments/lexers.json`, part of [`crate::queries_fingerprint`].
 pub(crate) static DATA: &str = include_str!("../../../queries/pygments/lexers.json");
@@ -70,7 +71,7 @@ fn is_name(token: &str) -> bool {
 /// line endings, strip leading and trailing newlines, end with a newline.
 fn preprocess(source: &str) -> String {
     let text = source.strip_prefix('\u{feff}').unwrap_or(source);
-    let text = text.replace("\r\n", "\n").replace('\r', "\n");
+    let text = normalize_newlines(text.to_owned());
     let mut text = text.trim_matches('\n').to_owned();
     if !text.ends_with('\n') {
         text.push('\n');
