@@ -357,20 +357,21 @@ fn bad_input_gets_one_line_and_the_right_exit_code() {
     fails(cmd(p).args([".", "-t", "-5"]), 1, "--max-tokens");
     fails(cmd(p).args([".", "-t", "0"]), 2, "budget is 0");
     fails(cmd(p).args([".", "-t", "lots"]), 1, "invalid value");
+    // Named values list what exists, on the same line.
     fails(
         cmd(p).args([".", "--profile", "fast"]),
         1,
-        "unknown profile",
+        "invalid value 'fast' for '--profile <PROFILE>' [possible values: default, aider]",
     );
     fails(
         cmd(p).args([".", "--tokenizer", "gpt2"]),
         1,
-        "unknown tokenizer",
+        "[possible values: cl100k_base, o200k_base]",
     );
     fails(
         cmd(p).args([".", "--refresh", "sometimes"]),
         1,
-        "unknown refresh mode",
+        "[possible values: auto, files, manual, always]",
     );
     fails(cmd(p).args([".", "--format", "xml"]), 1, "invalid value");
     fails(

@@ -2,20 +2,20 @@
 
 /// The chosen map: its text, its token count, and how many ranked entries it holds.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fitted {
+pub(crate) struct Fitted {
     /// The rendered map.
-    pub text: String,
+    pub(crate) text: String,
     /// Its token count: exact in the default profile, Aider's estimate in the aider profile.
-    pub tokens: f64,
+    pub(crate) tokens: f64,
     /// Number of ranked entries rendered (a prefix of the ranked list).
-    pub entries: usize,
+    pub(crate) entries: usize,
 }
 
 /// Aider 0.86.2's binary search, with its quirks: it starts at `max_tokens / 25` entries,
 /// accepts any map within 15% of the budget (over it too) and stops at the first such, and
 /// otherwise keeps the largest map under the budget. `render(n)` renders the first `n`
 /// entries; `count` is Aider's token estimate.
-pub fn aider_search(
+pub(crate) fn aider_search(
     num_entries: usize,
     max_tokens: usize,
     mut render: impl FnMut(usize) -> String,
@@ -59,7 +59,7 @@ pub fn aider_search(
 /// it renders maps near the budget's size only, then bisects. Every accepted map was
 /// counted, so the result is within budget even where adding entries does not grow the map
 /// monotonically. `None` when not even one entry fits.
-pub fn strict_search(
+pub(crate) fn strict_search(
     num_entries: usize,
     max_tokens: usize,
     mut render: impl FnMut(usize) -> String,

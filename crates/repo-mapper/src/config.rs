@@ -1,9 +1,9 @@
-//! Every parameter of a repo map (SPEC §14), with its default.
+//! Every parameter of a repo map session (SPEC §14), each default written once.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use repo_mapper_rank::RankConfig;
 use repo_mapper_store::CacheLocation;
 use repo_mapper_tags::{Dialect, Limits};
 
@@ -26,6 +26,14 @@ pub enum Refresh {
 }
 
 impl Refresh {
+    /// Every mode, in the order the CLI lists them.
+    pub const ALL: [Refresh; 4] = [
+        Refresh::Auto,
+        Refresh::Files,
+        Refresh::Manual,
+        Refresh::Always,
+    ];
+
     /// The mode's name, as the CLI spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -38,18 +46,10 @@ impl Refresh {
 }
 
 impl FromStr for Refresh {
-    type Err = String;
+    type Err = UnknownName;
 
-    fn from_str(s: &str) -> Result<Refresh, String> {
-        match s {
-            "auto" => Ok(Refresh::Auto),
-            "files" => Ok(Refresh::Files),
-            "manual" => Ok(Refresh::Manual),
-            "always" => Ok(Refresh::Always),
-            other => Err(format!(
-                "unknown refresh mode `{other}` (expected auto, files, manual or always)"
-            )),
-        }
+    fn from_str(s: &str) -> Result<Refresh, UnknownName> {
+        UnknownName::find("refresh mode", s, &Refresh::ALL, |r| r.name())
     }
 }
 
@@ -57,59 +57,108 @@ impl FromStr for Refresh {
 /// [`Dialect::Aider`] reproduces Aider 0.86.2 (see `docs/parity.md`).
 pub type Profile = Dialect;
 
-/// Parses a profile name (`default` or `aider`).
-pub fn parse_profile(s: &str) -> Result<Profile, String> {
-    match s {
-        "default" => Ok(Dialect::Default),
-        "aider" => Ok(Dialect::Aider),
-        other => Err(format!(
-            "unknown profile `{other}` (expected default or aider)"
-        )),
+/// Every profile, in the order the CLI lists them.
+pub const PROFILES: [Profile; 2] = [Dialect::Default, Dialect::Aider];
+
+/// A profile's name: `default` or `aider`.
+pub fn profile_name(profile: Profile) -> &'static str {
+    match profile {
+        Dialect::Default => "default",
+        Dialect::Aider => "aider",
     }
 }
 
-/// Configuration of a [`RepoMap`](crate::RepoMap): SPEC §14's parameters plus the
-/// profile, tokenizer and tag-cache location.
+/// Parses a profile name (`default` or `aider`).
+pub fn parse_profile(s: &str) -> Result<Profile, UnknownName> {
+    UnknownName::find("profile", s, &PROFILES, profile_name)
+}
+
+/// A name that is none of the values it could be (a refresh mode, profile or tokenizer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    /// What was being named, e.g. `refresh mode`.
+    pub what: &'static str,
+    /// The name given.
+    pub given: String,
+    /// The names that exist.
+    pub expected: Vec<&'static str>,
+}
+
+impl UnknownName {
+    /// The value of `values` whose `name` is `given`, or the error naming them all.
+    pub(crate) fn find<T: Copy>(
+        what: &'static str,
+        given: &str,
+        values: &[T],
+        name: impl Fn(T) -> &'static str,
+    ) -> Result<T, UnknownName> {
+        values
+            .iter()
+            .copied()
+            .find(|&v| name(v) == given)
+            .ok_or_else(|| UnknownName {
+                what,
+                given: given.to_owned(),
+                expected: values.iter().map(|&v| name(v)).collect(),
+            })
+    }
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let expected = match self.expected.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        write!(
+            f,
+            "unknown {} `{}` (expected {expected})",
+            self.what, self.given
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// Configuration of a [`RepoMap`](crate::RepoMap) session: SPEC §14's parameters plus the
+/// tokenizer, the tag-cache location and the per-file bound. What changes from one map to
+/// the next (chat files, mentions, anchors) is in [`MapRequest`](crate::MapRequest).
+///
+/// ```
+/// use repo_mapper::{Config, Profile};
+///
+/// let mut config = Config::new("/path/to/repo").with_profile(Profile::Aider);
+/// config.map_tokens = 2048;
+/// config.rank.pagerank.damping = 0.9;
+/// assert_eq!(config.profile(), Profile::Aider);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Config {
     /// Repository root; relative paths in the map are relative to it.
     pub root: PathBuf,
-    /// Token budget of the map (`map_tokens`, default 1024). 0 disables the map.
+    /// Token budget of the map (`map_tokens`, default [`Config::DEFAULT_MAP_TOKENS`]).
+    /// 0 disables the map.
     pub map_tokens: usize,
     /// Prefix of the map; `{other}` in it becomes `"other "` when there are chat files.
     pub repo_content_prefix: Option<String>,
     /// The model's context window; enables the bigger map when no file is in the chat.
     pub max_context_window: Option<usize>,
-    /// Budget multiplier when no file is in the chat (default 8).
+    /// Budget multiplier when no file is in the chat (default
+    /// [`Config::DEFAULT_MAP_MUL_NO_FILES`]).
     pub map_mul_no_files: usize,
     /// Map cache policy (default auto).
     pub refresh: Refresh,
-    /// Drop bare file entries whose PageRank is at most 0.0001.
-    pub exclude_unranked: bool,
-    /// Weight of the self-edge of an unreferenced definition (default 0.1).
-    pub self_edge_weight: f64,
-    /// Lines of the map are cut to this many characters (default 100).
+    /// Lines of the map are cut to this many characters (default
+    /// [`Config::DEFAULT_MAX_LINE_LENGTH`]).
     pub max_line_length: usize,
-    /// PageRank damping (default 0.85).
-    pub pagerank_damping: f64,
-    /// PageRank convergence tolerance (default 1e-6).
-    pub pagerank_tol: f64,
-    /// PageRank iteration limit (default 100).
-    pub pagerank_max_iter: usize,
-    /// Files used as restart seeds and always shown (SPEC §7.1a–b).
-    pub anchor_fnames: Vec<PathBuf>,
-    /// Identifiers whose defining files are restart seeds.
-    pub anchor_idents: BTreeSet<String>,
-    /// (file, identifier) pairs: the file is a seed, the identifier's edges are boosted.
-    pub anchor_scoped: Vec<(PathBuf, String)>,
-    /// Weight of anchors relative to chat files (default 10).
-    pub anchor_weight_multiplier: f64,
-    /// Profile: SPEC (`default`) or Aider 0.86.2 (`aider`).
-    pub profile: Profile,
+    /// The ranking: profile (its `dialect`), self-edge weight, PageRank parameters, anchor
+    /// weight, `exclude_unranked` (SPEC §6–§8; defaults in `repo-mapper-rank`).
+    pub rank: RankConfig,
     /// Tokenizer used to count the map's tokens (default cl100k_base).
     pub tokenizer: Tokenizer,
-    /// Where the tag store lives (default `{root}/.repo-mapper`, or
-    /// `REPO_MAPPER_CACHE_DIR`).
+    /// Where the tag store lives (default `{root}/.repo-mapper`).
     pub cache: CacheLocation,
     /// Remove stored tags of files under the root that are not among the files of a
     /// computation. Set it when those files are the whole repository (a walk), so the store
@@ -123,32 +172,71 @@ pub struct Config {
 }
 
 impl Config {
-    /// The defaults of SPEC §14 for a repository at `root`.
+    /// Aider's default map budget, in tokens.
+    pub const DEFAULT_MAP_TOKENS: usize = 1024;
+    /// Aider's budget multiplier when no file is in the chat.
+    pub const DEFAULT_MAP_MUL_NO_FILES: usize = 8;
+    /// Aider's line cut, in characters.
+    pub const DEFAULT_MAX_LINE_LENGTH: usize = repo_mapper_render::DEFAULT_MAX_LINE_LENGTH;
+
+    /// The defaults of SPEC §14 for a repository at `root`, in the default profile.
     pub fn new(root: impl Into<PathBuf>) -> Config {
         let root = root.into();
         Config {
             cache: CacheLocation::default_for(&root),
             root,
-            map_tokens: 1024,
+            map_tokens: Config::DEFAULT_MAP_TOKENS,
             repo_content_prefix: None,
             max_context_window: None,
-            map_mul_no_files: 8,
-            refresh: Refresh::Auto,
-            exclude_unranked: false,
-            self_edge_weight: 0.1,
-            max_line_length: 100,
-            pagerank_damping: 0.85,
-            pagerank_tol: 1e-6,
-            pagerank_max_iter: 100,
-            anchor_fnames: Vec::new(),
-            anchor_idents: BTreeSet::new(),
-            anchor_scoped: Vec::new(),
-            anchor_weight_multiplier: 10.0,
-            profile: Profile::Default,
-            tokenizer: Tokenizer::Cl100kBase,
+            map_mul_no_files: Config::DEFAULT_MAP_MUL_NO_FILES,
+            refresh: Refresh::default(),
+            max_line_length: Config::DEFAULT_MAX_LINE_LENGTH,
+            rank: RankConfig::default(),
+            tokenizer: Tokenizer::default(),
             prune_cache: false,
             limits: Limits::default(),
             follow_external_symlinks: false,
         }
+    }
+
+    /// The profile (kept in [`RankConfig::dialect`]: one home).
+    pub fn profile(&self) -> Profile {
+        self.rank.dialect
+    }
+
+    /// Sets the profile.
+    pub fn set_profile(&mut self, profile: Profile) {
+        self.rank.dialect = profile;
+    }
+
+    /// This configuration in `profile`.
+    pub fn with_profile(mut self, profile: Profile) -> Config {
+        self.set_profile(profile);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_ones_say_what_exists() {
+        for r in Refresh::ALL {
+            assert_eq!(r.name().parse::<Refresh>(), Ok(r));
+        }
+        for p in PROFILES {
+            assert_eq!(parse_profile(profile_name(p)), Ok(p));
+        }
+        let err = "sometimes".parse::<Refresh>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown refresh mode `sometimes` (expected auto, files, manual or always)"
+        );
+        let err = parse_profile("x").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown profile `x` (expected default or aider)"
+        );
     }
 }

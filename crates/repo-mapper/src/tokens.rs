@@ -4,6 +4,8 @@ use std::str::FromStr;
 
 use tiktoken_rs::CoreBPE;
 
+use crate::config::UnknownName;
+
 /// A tiktoken encoding, bundled in the binary (nothing is downloaded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Tokenizer {
@@ -15,6 +17,9 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
+    /// Every encoding, in the order the CLI lists them.
+    pub const ALL: [Tokenizer; 2] = [Tokenizer::Cl100kBase, Tokenizer::O200kBase];
+
     /// The encoding's tiktoken name.
     pub fn name(self) -> &'static str {
         match self {
@@ -52,22 +57,16 @@ impl Tokenizer {
 }
 
 impl FromStr for Tokenizer {
-    type Err = String;
+    type Err = UnknownName;
 
-    fn from_str(s: &str) -> Result<Tokenizer, String> {
-        match s {
-            "cl100k_base" => Ok(Tokenizer::Cl100kBase),
-            "o200k_base" => Ok(Tokenizer::O200kBase),
-            other => Err(format!(
-                "unknown tokenizer `{other}` (expected cl100k_base or o200k_base)"
-            )),
-        }
+    fn from_str(s: &str) -> Result<Tokenizer, UnknownName> {
+        UnknownName::find("tokenizer", s, &Tokenizer::ALL, Tokenizer::name)
     }
 }
 
 /// Python's `str.splitlines(keepends=True)`: lines end at `\n`, `\r\n`, `\r`, `\v`, `\f`,
 /// `\x1c`, `\x1d`, `\x1e`, `\x85`, `\u2028` and `\u2029`, each kept with its line.
-pub fn python_splitlines_keepends(text: &str) -> Vec<&str> {
+pub(crate) fn python_splitlines_keepends(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();

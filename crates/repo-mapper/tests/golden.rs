@@ -51,7 +51,7 @@ fn aider_profile_matches_aider_byte_for_byte() {
             .map(|i| i.as_str().unwrap().to_owned())
             .collect();
         let mut config = Config::new(&root);
-        config.profile = Profile::Aider;
+        config.set_profile(Profile::Aider);
         config.cache = CacheLocation::Memory;
         config.map_tokens = s["max_tokens"].as_u64().unwrap() as usize;
         config.max_context_window = s["max_context_window"].as_u64().map(|w| w as usize);

@@ -63,7 +63,7 @@ fn paths_outside_the_root_are_never_read_nor_named() {
     files.push(s.root.join("../secret.py"));
     files.push(s.outside.clone());
     for profile in profiles() {
-        let map = map_of(&s.root, &files, |c| c.profile = profile);
+        let map = map_of(&s.root, &files, |c| c.set_profile(profile));
         assert!(map.contains("Order"), "{profile:?}: {map}");
         assert!(!map.contains("leaked_secret"), "{profile:?}: {map}");
         assert!(!map.contains("secret.py"), "{profile:?}: {map}");
@@ -78,11 +78,11 @@ fn symlinks_out_of_the_root_are_not_followed_unless_asked() {
     let files = list_files(&s.root, None);
     assert!(files.contains(&s.root.join("link.py")));
     for profile in profiles() {
-        let map = map_of(&s.root, &files, |c| c.profile = profile);
+        let map = map_of(&s.root, &files, |c| c.set_profile(profile));
         assert!(map.contains("Order"), "{profile:?}: {map}");
         assert!(!map.contains("leaked_secret"), "{profile:?}: {map}");
         let followed = map_of(&s.root, &files, |c| {
-            c.profile = profile;
+            c.set_profile(profile);
             c.follow_external_symlinks = true;
         });
         assert!(
@@ -110,7 +110,7 @@ fn a_file_out_of_time_leaves_the_rest_of_the_map_alone() {
         .collect();
     for profile in profiles() {
         let limited = |c: &mut Config| {
-            c.profile = profile;
+            c.set_profile(profile);
             c.limits = Limits::new(Duration::from_millis(500));
         };
         let map = map_of(&s.root, &files, limited);

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use repo_mapper::{CacheLocation, Config, Profile, Refresh, RepoMap, Tokenizer, list_files};
+use repo_mapper::{
+    CacheLocation, Config, MapRequest, NoMap, Profile, Refresh, RepoMap, Tokenizer, list_files,
+};
 
 fn languages() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -52,10 +54,10 @@ proptest! {
         let mut c = config(&root);
         c.map_tokens = budget;
         let mut map = RepoMap::new(c);
-        if let Some(text) = map.get_repo_map(&chat, &files, &none(), &none(), false) {
-            let tokens = Tokenizer::Cl100kBase.count(&text);
+        if let Ok(out) = map.map(&MapRequest::new(files).with_chat_files(chat)) {
+            let tokens = Tokenizer::Cl100kBase.count(&out.text);
             prop_assert!(tokens <= budget, "{tokens} tokens for a budget of {budget}");
-            prop_assert_eq!(map.last_report().unwrap().tokens, Some(tokens as f64));
+            prop_assert_eq!(out.report.tokens, Some(tokens as f64));
         }
     }
 }
@@ -71,7 +73,7 @@ fn ten_runs_are_identical_in_files_and_manual_modes() {
             let maps: Vec<Option<String>> = (0..10)
                 .map(|_| {
                     let mut c = config(&root);
-                    c.profile = profile;
+                    c.set_profile(profile);
                     c.refresh = refresh;
                     c.map_tokens = 2048;
                     RepoMap::new(c).get_repo_map(&chat, &files, &none(), &idents, false)
@@ -136,7 +138,7 @@ fn missing_files_are_skipped() {
     assert!(!text.contains("gone.py"), "{text}");
     // Aider lists it as a bare entry all the same.
     let mut c = config(&root);
-    c.profile = Profile::Aider;
+    c.set_profile(Profile::Aider);
     c.map_tokens = 4096;
     let text = RepoMap::new(c)
         .get_repo_map(&[], &files, &none(), &none(), false)
@@ -151,19 +153,18 @@ fn no_chat_files_expand_the_budget_within_the_context_window() {
     let mut c = config(&root);
     c.max_context_window = Some(16384);
     let mut map = RepoMap::new(c.clone());
-    map.get_repo_map(&[], &files, &none(), &none(), false);
-    assert_eq!(map.last_report().unwrap().budget, 8192);
-    map.get_repo_map(&files[..1], &files, &none(), &none(), false);
+    let request = MapRequest::new(files.clone());
+    assert_eq!(map.map(&request).unwrap().report.budget, 8192);
+    let with_chat = request.clone().with_chat_files(files[..1].to_vec());
     assert_eq!(
-        map.last_report().unwrap().budget,
+        map.map(&with_chat).unwrap().report.budget,
         1024,
         "not with chat files"
     );
     c.max_context_window = Some(4000);
     let mut map = RepoMap::new(c);
-    map.get_repo_map(&[], &files, &none(), &none(), false);
     assert_eq!(
-        map.last_report().unwrap().budget,
+        map.map(&request).unwrap().report.budget,
         1024,
         "window below the padding"
     );
@@ -255,14 +256,78 @@ fn aider_profile_uses_the_estimate_and_may_go_fifteen_percent_over() {
     let files = list_files(&root, None);
     for budget in [256usize, 512, 1024, 2048] {
         let mut c = config(&root);
-        c.profile = Profile::Aider;
+        c.set_profile(Profile::Aider);
         c.map_tokens = budget;
         let mut map = RepoMap::new(c);
-        let text = map
-            .get_repo_map(&[], &files, &none(), &none(), false)
-            .unwrap();
-        let est = map.last_report().unwrap().tokens.unwrap();
-        assert_eq!(est, Tokenizer::Cl100kBase.aider_estimate(&text));
+        let out = map.map(&MapRequest::new(files.clone())).unwrap();
+        let (text, est) = (&out.text, out.report.tokens.unwrap());
+        assert_eq!(est, Tokenizer::Cl100kBase.aider_estimate(text));
         assert!(est <= budget as f64 * 1.15, "{est} for {budget}");
     }
+}
+
+#[test]
+fn no_map_says_why() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut c = config(&root);
+    c.map_tokens = 0;
+    let request = MapRequest::new(files.clone());
+    assert_eq!(RepoMap::new(c).map(&request), Err(NoMap::ZeroBudget));
+    let mut map = RepoMap::new(config(&root));
+    let only_chat = MapRequest::new(vec![]).with_chat_files(files.clone());
+    assert_eq!(map.map(&only_chat), Err(NoMap::NoFiles));
+    let mut c = config(&root);
+    c.map_tokens = 1;
+    match RepoMap::new(c).map(&request) {
+        Err(NoMap::NothingFits { budget, report }) => {
+            assert_eq!(budget, 1);
+            assert!(!report.entries.is_empty(), "the ranking is reported");
+            assert!(report.entries.iter().all(|e| !e.in_map));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_report_comes_with_the_map_and_says_when_it_was_cached() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut c = config(&root);
+    c.refresh = Refresh::Files;
+    let mut map = RepoMap::new(c);
+    let request = MapRequest::new(files);
+    let first = map.map(&request).unwrap();
+    assert!(!first.from_cache);
+    assert!(first.report.elapsed > Duration::ZERO);
+    let again = map.map(&request).unwrap();
+    assert!(again.from_cache);
+    assert_eq!(again.text, first.text);
+    assert!(std::sync::Arc::ptr_eq(&again.report, &first.report));
+    let forced = map.map(&request.clone().with_force_refresh(true)).unwrap();
+    assert!(!forced.from_cache);
+}
+
+#[test]
+fn anchors_belong_to_the_request() {
+    let root = sample();
+    let files = list_files(&root, None);
+    let mut map = RepoMap::new(config(&root));
+    let last = files.last().unwrap().clone();
+    let mut anchors = repo_mapper::Anchors::new();
+    anchors.files.push(last.clone());
+    let anchored = map
+        .map(&MapRequest::new(files.clone()).with_anchors(anchors))
+        .unwrap();
+    let first = &anchored.report.entries[0];
+    assert_eq!(first.stage, repo_mapper::Stage::Anchor, "{first:?}");
+    let plain = map.map(&MapRequest::new(files)).unwrap();
+    assert!(
+        plain
+            .report
+            .entries
+            .iter()
+            .all(|e| e.stage != repo_mapper::Stage::Anchor),
+        "the next request has no anchors"
+    );
 }

@@ -1,0 +1,171 @@
+//! The command line, as clap parses it. Defaults come from the library (each is written
+//! once, there); checks clap cannot make are in [`crate::settings`].
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValue;
+use clap::{Parser, ValueEnum};
+use repo_mapper::{Config, Limits, PROFILES, PageRankParams, Profile, Refresh, Tokenizer};
+
+/// Aider's repo map of a repository: the definitions that matter most, within a token
+/// budget.
+#[derive(Debug, Parser)]
+#[command(name = "repo-mapper", version, about, long_about = None)]
+pub(crate) struct Cli {
+    /// Repository root (default: the nearest ancestor of the current directory with a
+    /// `.git` directory, else the current directory).
+    #[arg(value_name = "REPO_PATH")]
+    pub repo_path: Option<PathBuf>,
+
+    /// Repository root; overrides REPO_PATH.
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// Token budget of the map.
+    #[arg(short = 't', long, value_name = "N", allow_negative_numbers = true,
+          default_value_t = Config::DEFAULT_MAP_TOKENS as i64)]
+    pub max_tokens: i64,
+
+    /// The model's context window; with no chat files the budget grows up to 8x within it.
+    #[arg(long, value_name = "N")]
+    pub max_context_window: Option<usize>,
+
+    /// A file being edited (repeatable): it steers the ranking and is left out of the map.
+    #[arg(short = 'c', long = "chat-file", value_name = "PATH")]
+    pub chat_files: Vec<PathBuf>,
+
+    /// A file mentioned in the conversation (repeatable).
+    #[arg(short = 'm', long = "mention-file", value_name = "PATH")]
+    pub mention_files: Vec<PathBuf>,
+
+    /// An identifier mentioned in the conversation (repeatable).
+    #[arg(short = 'i', long = "mention-ident", value_name = "NAME")]
+    pub mention_idents: Vec<String>,
+
+    /// Map cache policy.
+    #[arg(long, value_name = "MODE", default_value_t = Named(Refresh::default()))]
+    pub refresh: Named<Refresh>,
+
+    /// Recompute the map even if a cached one matches.
+    #[arg(long)]
+    pub force_refresh: bool,
+
+    /// Leave out files whose PageRank is at most 0.0001.
+    #[arg(long)]
+    pub exclude_unranked: bool,
+
+    /// Cut map lines to this many characters (at least 16).
+    #[arg(long, value_name = "N", default_value_t = Config::DEFAULT_MAX_LINE_LENGTH)]
+    pub max_line_length: usize,
+
+    /// PageRank damping factor.
+    #[arg(long, value_name = "F", default_value_t = PageRankParams::default().damping)]
+    pub pagerank_damping: f64,
+
+    /// PageRank convergence tolerance.
+    #[arg(long, value_name = "F", default_value_t = PageRankParams::default().tol)]
+    pub pagerank_tol: f64,
+
+    /// PageRank iteration limit.
+    #[arg(long, value_name = "N", default_value_t = PageRankParams::default().max_iter)]
+    pub pagerank_max_iter: usize,
+
+    /// Anchor (repeatable): `FILE:IDENT`, a `FILE`, or an identifier.
+    #[arg(short = 'a', long = "anchor", value_name = "VALUE")]
+    pub anchors: Vec<String>,
+
+    /// Debug diagnostics on stderr (RUST_LOG overrides).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+
+    /// A progress bar on stderr while files are scanned, and the elapsed time at the end.
+    #[arg(short = 'p', long)]
+    pub progress: bool,
+
+    /// default: the SPEC, never over budget; aider: Aider 0.86.2's output.
+    #[arg(long, value_name = "PROFILE", default_value_t = Named(Profile::default()))]
+    pub profile: Named<Profile>,
+
+    /// Tokenizer for counting.
+    #[arg(long, value_name = "NAME", default_value_t = Named(Tokenizer::default()))]
+    pub tokenizer: Named<Tokenizer>,
+
+    /// Output format: text (the map) or json (map, counts and the ranked entries).
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Map exactly these files (paths relative to the root, one per line; `-` for stdin)
+    /// instead of walking the repository.
+    #[arg(long, value_name = "FILE|-")]
+    pub files_from: Option<String>,
+
+    /// Directory of the tag cache (default: ROOT/.repo-mapper).
+    #[arg(long, value_name = "DIR", env = "REPO_MAPPER_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
+
+    /// Keep tags in memory only.
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Read files through symlinks whose target lies outside the repository root (by
+    /// default they are left out of the map, with a warning).
+    #[arg(long)]
+    pub follow_external_symlinks: bool,
+
+    /// Seconds one file's tags may take (parse and query); a file that takes longer keeps
+    /// the tags found so far, with a warning.
+    #[arg(long, value_name = "SECS",
+          default_value_t = Limits::DEFAULT_TIME_PER_FILE.as_secs_f64())]
+    pub time_per_file: f64,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// The map.
+    Text,
+    /// The map, counts and the ranked entries.
+    Json,
+}
+
+/// A library value the command line names by the library's own name for it (so each
+/// name is written once, in the library).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Named<T>(pub T);
+
+/// `all`, each wrapped in [`Named`] (at compile time).
+const fn named<T: Copy, const N: usize>(all: [T; N]) -> [Named<T>; N] {
+    let mut out = [Named(all[0]); N];
+    let mut i = 1;
+    while i < N {
+        out[i] = Named(all[i]);
+        i += 1;
+    }
+    out
+}
+
+/// `ValueEnum` and `Display` for `Named<$type>`, from the library's list and names.
+macro_rules! value_enum {
+    ($type:ty, $all:expr, $name:expr) => {
+        impl ValueEnum for Named<$type> {
+            fn value_variants<'a>() -> &'a [Self] {
+                static ALL: [Named<$type>; $all.len()] = named($all);
+                &ALL
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(PossibleValue::new(($name)(self.0)))
+            }
+        }
+
+        impl std::fmt::Display for Named<$type> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(($name)(self.0))
+            }
+        }
+    };
+}
+
+value_enum!(Refresh, Refresh::ALL, Refresh::name);
+value_enum!(Profile, PROFILES, repo_mapper::profile_name);
+value_enum!(Tokenizer, Tokenizer::ALL, Tokenizer::name);

@@ -1,0 +1,100 @@
+//! What goes to stdout: the map, or with `--format json` the map and its report.
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use repo_mapper::{Config, MapReport, profile_name};
+
+use crate::args::Format;
+
+/// Writes the map (`None`: no map) in `format`.
+pub(crate) fn write(
+    out: &mut impl Write,
+    format: Format,
+    text: Option<&str>,
+    report: Option<&MapReport>,
+    config: &Config,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            let json = report_json(report, text, config);
+            let json = serde_json::to_string_pretty(&json).expect("JSON values serialise");
+            writeln!(out, "{}", escape_json_controls(&json))?;
+        }
+        Format::Text => out.write_all(text.unwrap_or_default().as_bytes())?,
+    }
+    out.flush()
+}
+
+fn report_json(
+    report: Option<&MapReport>,
+    text: Option<&str>,
+    config: &Config,
+) -> serde_json::Value {
+    let entries: Vec<serde_json::Value> = report
+        .map(|r| {
+            r.entries
+                .iter()
+                .map(|e| {
+                    serde_json::json!({
+                        "file": e.file,
+                        "ident": e.ident,
+                        "line": e.line,
+                        "rank": e.rank,
+                        "stage": e.stage.as_str(),
+                        "in_map": e.in_map,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let file_ranks = report.map(|r| {
+        r.file_ranks
+            .iter()
+            .map(|(f, rank)| (f.clone(), serde_json::json!(rank)))
+            .collect::<serde_json::Map<_, _>>()
+    });
+    serde_json::json!({
+        "map": text,
+        "tokens": report.and_then(|r| r.tokens),
+        "budget": report.map_or(config.map_tokens, |r| r.budget),
+        "profile": profile_name(config.profile()),
+        "tokenizer": config.tokenizer.name(),
+        "files": report.map(|r| r.files),
+        "file_ranks": file_ranks,
+        "entries": entries,
+    })
+}
+
+/// serde_json escapes U+0000–U+001F in strings but leaves DEL and C1 controls raw (JSON
+/// allows them): escape those too, as `\u007f`. Outside strings pretty JSON has only `\n`
+/// and spaces, so every other control character is inside a string.
+fn escape_json_controls(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_keeps_no_raw_control_character_but_its_line_breaks() {
+        let json =
+            serde_json::to_string_pretty(&serde_json::json!({"f": "a\x7f\u{85}\n\x1b"})).unwrap();
+        let escaped = escape_json_controls(&json);
+        assert!(!escaped.chars().any(|c| c.is_control() && c != '\n'));
+        let back: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(back["f"], "a\x7f\u{85}\n\x1b");
+    }
+}

@@ -1,0 +1,247 @@
+//! Arguments to settings: every check and path resolution of the command line, giving the
+//! library's [`Config`] and [`MapRequest`].
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use repo_mapper::{Anchors, CacheLocation, Config, Limits, MapRequest, list_files};
+
+use crate::Failure;
+use crate::args::{Cli, Format};
+
+/// The smallest `--max-line-length`: below it a map line keeps too little to be useful (at
+/// 0 every line is blank). Aider's default is 100.
+const MIN_LINE_LENGTH: usize = 16;
+
+/// The largest `--time-per-file`: a day (anything larger is no bound at all).
+const MAX_TIME_PER_FILE: f64 = 86_400.0;
+
+/// What one run does.
+pub(crate) struct Settings {
+    pub config: Config,
+    pub request: MapRequest,
+    pub format: Format,
+    pub progress: bool,
+}
+
+impl Settings {
+    /// Checks `cli` and resolves its paths against the current directory.
+    pub fn from_cli(cli: &Cli) -> Result<Settings, Failure> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
+        let root = detect_root(cli, &cwd)?;
+        check_numbers(cli)?;
+        let config = config(cli, &root, &cwd);
+        let request = request(cli, &config, &cwd)?;
+        Ok(Settings {
+            config,
+            request,
+            format: cli.format,
+            progress: cli.progress,
+        })
+    }
+}
+
+fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
+    let mut config = Config::new(root).with_profile(cli.profile.0);
+    config.map_tokens = cli.max_tokens as usize;
+    config.max_context_window = cli.max_context_window;
+    config.refresh = cli.refresh.0;
+    config.max_line_length = cli.max_line_length;
+    config.rank.exclude_unranked = cli.exclude_unranked;
+    config.rank.pagerank.damping = cli.pagerank_damping;
+    config.rank.pagerank.tol = cli.pagerank_tol;
+    config.rank.pagerank.max_iter = cli.pagerank_max_iter;
+    config.tokenizer = cli.tokenizer.0;
+    config.follow_external_symlinks = cli.follow_external_symlinks;
+    config.limits = Limits::new(Duration::from_secs_f64(cli.time_per_file));
+    if cli.no_cache {
+        config.cache = CacheLocation::Memory;
+    } else if let Some(dir) = &cli.cache_dir {
+        config.cache = CacheLocation::Dir(absolute(cwd, dir));
+    }
+    // A walk lists the whole repository: stored tags of files no longer in it are pruned.
+    config.prune_cache = cli.files_from.is_none();
+    config
+}
+
+fn request(cli: &Cli, config: &Config, cwd: &Path) -> Result<MapRequest, Failure> {
+    let root = &config.root;
+    let chat_files = cli
+        .chat_files
+        .iter()
+        .map(|p| inside_root(root, cwd, p, "--chat-file"))
+        .collect::<Result<_, _>>()?;
+    let mentioned_files: Vec<String> = cli
+        .mention_files
+        .iter()
+        .map(|p| rel_string(root, &inside_root(root, cwd, p, "--mention-file")?))
+        .collect::<Result<_, _>>()?;
+    let cache_dir = match &config.cache {
+        CacheLocation::Dir(d) => Some(d.as_path()),
+        CacheLocation::Memory => None,
+    };
+    let other_files = match &cli.files_from {
+        Some(source) => read_files_from(source, root)?,
+        None => list_files(root, cache_dir),
+    };
+    Ok(MapRequest::new(other_files)
+        .with_chat_files(chat_files)
+        .with_mentioned_files(mentioned_files)
+        .with_mentioned_idents(cli.mention_idents.iter().cloned())
+        .with_anchors(resolve_anchors(&cli.anchors, root, cwd))
+        .with_force_refresh(cli.force_refresh))
+}
+
+/// The numeric flags clap cannot check on its own.
+fn check_numbers(cli: &Cli) -> Result<(), Failure> {
+    if cli.max_tokens < 0 {
+        return Err(Failure::fatal(format!(
+            "error: --max-tokens must be 0 or more, got {}",
+            cli.max_tokens
+        )));
+    }
+    if cli.max_line_length < MIN_LINE_LENGTH {
+        return Err(Failure::fatal(format!(
+            "error: --max-line-length must be at least {MIN_LINE_LENGTH}, got {}",
+            cli.max_line_length
+        )));
+    }
+    if !(cli.time_per_file > 0.0 && cli.time_per_file <= MAX_TIME_PER_FILE) {
+        return Err(Failure::fatal(format!(
+            "error: --time-per-file must be more than 0 and at most {MAX_TIME_PER_FILE} seconds"
+        )));
+    }
+    if !(0.0..1.0).contains(&cli.pagerank_damping) {
+        return Err(Failure::fatal(
+            "error: --pagerank-damping must be in [0, 1)",
+        ));
+    }
+    if cli.pagerank_tol.is_nan() || cli.pagerank_tol <= 0.0 {
+        return Err(Failure::fatal("error: --pagerank-tol must be positive"));
+    }
+    Ok(())
+}
+
+/// SPEC §17.2: `--root`, then REPO_PATH, then the nearest `.git` ancestor of the current
+/// directory, then the current directory. The root must be a readable directory.
+fn detect_root(cli: &Cli, cwd: &Path) -> Result<PathBuf, Failure> {
+    let root = match cli.root.as_ref().or(cli.repo_path.as_ref()) {
+        Some(p) => absolute(cwd, p),
+        None => cwd
+            .ancestors()
+            .find(|d| d.join(".git").is_dir())
+            .unwrap_or(cwd)
+            .to_path_buf(),
+    };
+    let shown = root.display();
+    let meta = std::fs::metadata(&root).map_err(|e| {
+        Failure::fatal(format!(
+            "error: cannot read the repository root {shown}: {e}"
+        ))
+    })?;
+    if !meta.is_dir() {
+        return Err(Failure::fatal(format!(
+            "error: the repository root {shown} is not a directory"
+        )));
+    }
+    std::fs::read_dir(&root).map_err(|e| {
+        Failure::fatal(format!(
+            "error: cannot list the repository root {shown}: {e}"
+        ))
+    })?;
+    let root = root.canonicalize().unwrap_or(root);
+    if root.to_str().is_none() {
+        return Err(Failure::fatal(format!(
+            "error: the repository root {} is not valid UTF-8",
+            root.display()
+        )));
+    }
+    Ok(root)
+}
+
+fn absolute(cwd: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// Resolves a user path (relative to the current directory) and checks it lies inside the
+/// root and names valid UTF-8.
+fn inside_root(root: &Path, cwd: &Path, p: &Path, flag: &str) -> Result<PathBuf, Failure> {
+    if p.to_str().is_none() {
+        return Err(Failure::fatal(format!(
+            "error: {flag} {} is not valid UTF-8",
+            p.display()
+        )));
+    }
+    let abs = absolute(cwd, p);
+    let abs = abs.canonicalize().unwrap_or(abs);
+    if !abs.starts_with(root) {
+        return Err(Failure::fatal(format!(
+            "error: {flag} {} is outside the repository root {}",
+            p.display(),
+            root.display()
+        )));
+    }
+    Ok(abs)
+}
+
+fn rel_string(root: &Path, abs: &Path) -> Result<String, Failure> {
+    let rel = abs.strip_prefix(root).unwrap_or(abs);
+    rel.to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Failure::fatal(format!("error: {} is not valid UTF-8", abs.display())))
+}
+
+/// SPEC §17.4 `--anchor`: `FILE:IDENT` if FILE exists, else `FILE` if it exists, else an
+/// identifier. Files are tried as given (absolute or relative to the current directory)
+/// and relative to the root.
+fn resolve_anchors(values: &[String], root: &Path, cwd: &Path) -> Anchors {
+    let existing = |s: &str| -> Option<PathBuf> {
+        let p = Path::new(s);
+        [absolute(cwd, p), root.join(p)]
+            .into_iter()
+            .find(|c| c.is_file())
+    };
+    let mut anchors = Anchors::new();
+    for value in values {
+        if let Some((file, ident)) = value.rsplit_once(':')
+            && !ident.is_empty()
+            && let Some(path) = existing(file)
+        {
+            anchors.scoped.push((path, ident.to_owned()));
+        } else if let Some(path) = existing(value) {
+            anchors.files.push(path);
+        } else {
+            anchors.idents.insert(value.clone());
+        }
+    }
+    anchors
+}
+
+/// `--files-from`: paths relative to the root, one per line; blank lines ignored.
+fn read_files_from(source: &str, root: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let mut text = String::new();
+    if source == "-" {
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            Failure::fatal(format!("error: cannot read the file list from stdin: {e}"))
+        })?;
+    } else {
+        text = std::fs::read_to_string(source).map_err(|e| {
+            Failure::fatal(format!("error: cannot read the file list {source}: {e}"))
+        })?;
+    }
+    let mut files: Vec<PathBuf> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(|l| root.join(l))
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}

@@ -1,0 +1,328 @@
+//! One uncached computation, a step per SPEC section: admit the files (§13.5, issue 12),
+//! scan their tags (§5), rank (§6–§8), fit the budget (§10), report.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank};
+use repo_mapper_render::{MapItem, Renderer};
+use repo_mapper_store::{OpenOptions, Problem, ScanOptions, ScanOutput, open_store, scan};
+use repo_mapper_tags::Dialect;
+
+use crate::budget::{Fitted, aider_search, strict_search};
+use crate::guard::{Refusal, RootGuard};
+use crate::map::{Computed, Progress, RepoMap};
+use crate::paths::rel_fname;
+use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
+
+/// Files with a problem warned about one by one in a computation; the rest are counted.
+const PROBLEMS_SHOWN: usize = 5;
+
+/// The request's files sorted out: those to map, and those left out.
+struct Admitted {
+    /// (absolute, relative) of every chat or other file that exists inside the root.
+    present: Vec<(PathBuf, String)>,
+    /// Files that do not exist (or are not regular files).
+    missing: HashSet<PathBuf>,
+    /// Files outside the root, or with names that are not UTF-8.
+    refused: HashSet<PathBuf>,
+    /// Chat and other files, counted once each.
+    num_files: usize,
+}
+
+impl RepoMap {
+    /// Scan, rank, fit: one uncached computation within `budget` tokens.
+    pub(crate) fn compute(&mut self, request: &MapRequest, budget: usize) -> Computed {
+        let started = Instant::now();
+        self.renderer.start_map();
+        let admitted = self.admit(request);
+        let (scanned, store_fallback) = self.scan(&admitted.present);
+        self.warn_problems(&admitted.present, &scanned.problems);
+        let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
+        let ranking = rank(
+            &rank_request(request, &admitted, &scanned, &rel_names),
+            &self.config.rank,
+        );
+        let t_fit = Instant::now();
+        let fitted = self.fit(&ranking, &rel_names.chat, budget);
+        tracing::debug!(fit = ?t_fit.elapsed(), entries = ranking.entries.len(), "map computed");
+        let report = Arc::new(MapReport {
+            budget,
+            tokens: fitted.as_ref().map(|f| f.tokens),
+            files: admitted.present.len(),
+            entries: report_entries(&ranking, fitted.as_ref().map_or(0, |f| f.entries)),
+            file_ranks: file_ranks(&ranking),
+            scan: scanned.stats,
+            store_fallback,
+            elapsed: started.elapsed(),
+        });
+        match fitted {
+            Some(f) if !f.text.is_empty() => Ok(MapOutput {
+                text: self.with_prefix(&f.text, request.chat_files.is_empty()),
+                report,
+                from_cache: false,
+            }),
+            _ => Err(NoMap::NothingFits { budget, report }),
+        }
+    }
+
+    fn profile(&self) -> Dialect {
+        self.config.profile()
+    }
+
+    /// SPEC §13.5 and issue 12: every chat and other file passes the root guard; missing
+    /// and refused files are warned about once per session.
+    fn admit(&mut self, request: &MapRequest) -> Admitted {
+        let root = &self.config.root;
+        let mut all: Vec<&PathBuf> = request
+            .chat_files
+            .iter()
+            .chain(&request.other_files)
+            .collect();
+        all.sort();
+        all.dedup();
+        let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
+        let mut admitted = Admitted {
+            present: Vec::with_capacity(all.len()),
+            missing: HashSet::new(),
+            refused: HashSet::new(),
+            num_files: all.len(),
+        };
+        for f in all {
+            let Err(why) = guard.check(f) else {
+                admitted.present.push((f.clone(), rel_fname(root, f)));
+                continue;
+            };
+            if why == Refusal::NotAFile {
+                admitted.missing.insert(f.clone());
+            } else {
+                admitted.refused.insert(f.clone());
+            }
+            if self.warned_files.insert(f.clone()) {
+                tracing::warn!("repo-map can't include {}: {why}", f.display());
+            }
+        }
+        admitted
+    }
+
+    /// SPEC §5: the tags of every file, from the store where unchanged, and why the store
+    /// is in memory if it fell back.
+    fn scan(
+        &self,
+        files: &[(PathBuf, String)],
+    ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
+        let started = Instant::now();
+        let opened = open_store(&self.config.cache, &OpenOptions::default());
+        let done = AtomicUsize::new(0);
+        let total = files.len();
+        let tick = || {
+            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = &self.progress {
+                progress(Progress { done, total });
+            }
+        };
+        let options = ScanOptions {
+            dialect: self.profile(),
+            prune_under: self
+                .config
+                .prune_cache
+                .then_some(self.config.root.as_path()),
+            limits: self.config.limits,
+        };
+        let out = scan(&*opened.store, files, &options, &tick);
+        tracing::debug!(scan = ?started.elapsed(), "tags scanned");
+        (out, opened.fallback)
+    }
+
+    /// One warning per file with a problem, once per session; past
+    /// [`PROBLEMS_SHOWN`] new ones, a count instead (all of them at debug level).
+    fn warn_problems(&mut self, files: &[(PathBuf, String)], problems: &[(usize, Problem)]) {
+        let unseen: Vec<&(usize, Problem)> = problems
+            .iter()
+            .filter(|(i, _)| self.warned_files.insert(files[*i].0.clone()))
+            .collect();
+        // A summary line only when it saves at least two lines.
+        let shown = if unseen.len() <= PROBLEMS_SHOWN + 1 {
+            unseen.len()
+        } else {
+            PROBLEMS_SHOWN
+        };
+        for (n, (i, problem)) in unseen.iter().enumerate() {
+            let rel = &files[*i].1;
+            if n < shown {
+                tracing::warn!("{rel} {problem}");
+            } else {
+                tracing::debug!("{rel} {problem}");
+            }
+        }
+        let more = unseen.len() - shown;
+        if more > 0 {
+            tracing::warn!(
+                "{more} more files have no tags or fewer than they hold (-v lists them)"
+            );
+        }
+    }
+
+    /// SPEC §10.2: the largest prefix of the ranked list that fits the budget.
+    fn fit(
+        &mut self,
+        ranking: &Ranking<'_>,
+        chat_rel: &HashSet<String>,
+        budget: usize,
+    ) -> Option<Fitted> {
+        let items: Vec<MapItem<'_>> = ranking
+            .entries
+            .iter()
+            .map(|e| match e.tag() {
+                Some(tag) => MapItem::Tag(tag),
+                None => MapItem::File(e.rel_fname()),
+            })
+            .collect();
+        let tokenizer = self.config.tokenizer;
+        let renderer: &mut Renderer = &mut self.renderer;
+        let render = |n: usize| renderer.to_tree(&items[..n], chat_rel);
+        match self.config.profile() {
+            Dialect::Aider => {
+                aider_search(items.len(), budget, render, |t| tokenizer.aider_estimate(t))
+            }
+            Dialect::Default => strict_search(items.len(), budget, render, |t| tokenizer.count(t)),
+        }
+    }
+
+    /// The map behind the configured prefix (`{other}` → `"other "` when there are chat
+    /// files).
+    fn with_prefix(&self, listing: &str, no_chat_files: bool) -> String {
+        let other = if no_chat_files { "" } else { "other " };
+        let mut out = match &self.config.repo_content_prefix {
+            Some(prefix) => python_format_other(prefix, other),
+            None => String::new(),
+        };
+        out.push_str(listing);
+        out
+    }
+}
+
+/// The request's paths relative to the root, as the ranking takes them.
+struct RelNames {
+    other: Vec<String>,
+    chat: HashSet<String>,
+    anchor_files: Vec<String>,
+    anchor_scoped: Vec<(String, String)>,
+}
+
+impl RelNames {
+    fn new(root: &Path, request: &MapRequest, admitted: &Admitted, profile: Dialect) -> RelNames {
+        // Aider lists missing other files as bare entries (stage 3); the default profile
+        // leaves them out: a map should not name files that do not exist (SPEC §13.5).
+        // Files refused for lying outside the root are named by neither.
+        let other = request
+            .other_files
+            .iter()
+            .filter(|f| !admitted.refused.contains(*f))
+            .filter(|f| profile == Dialect::Aider || !admitted.missing.contains(*f))
+            .map(|f| rel_fname(root, f))
+            .collect();
+        let anchors = &request.anchors;
+        RelNames {
+            other,
+            chat: request
+                .chat_files
+                .iter()
+                .map(|f| rel_fname(root, f))
+                .collect(),
+            anchor_files: anchors.files.iter().map(|f| rel_fname(root, f)).collect(),
+            anchor_scoped: anchors
+                .scoped
+                .iter()
+                .map(|(f, i)| (rel_fname(root, f), i.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// SPEC §6–§8's input: the files with their tags, the mentions and the anchors.
+fn rank_request<'a>(
+    request: &'a MapRequest,
+    admitted: &'a Admitted,
+    scanned: &'a ScanOutput,
+    rel: &'a RelNames,
+) -> RankRequest<'a> {
+    let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
+    let files = admitted
+        .present
+        .iter()
+        .zip(&scanned.tags)
+        .map(|((abs, rel), tags)| FileTags::new(rel, tags).with_chat(chat.contains(abs)))
+        .collect();
+    let strs = |v: &'a [String]| v.iter().map(String::as_str).collect();
+    let mut ranked = RankRequest::new(files, admitted.num_files);
+    ranked.other_rel_fnames = strs(&rel.other);
+    ranked.mentioned_fnames = request.mentioned_files.iter().map(String::as_str).collect();
+    ranked.mentioned_idents = request
+        .mentioned_idents
+        .iter()
+        .map(String::as_str)
+        .collect();
+    ranked.anchor_fnames = strs(&rel.anchor_files);
+    ranked.anchor_idents = request.anchors.idents.iter().map(String::as_str).collect();
+    ranked.anchor_scoped = rel
+        .anchor_scoped
+        .iter()
+        .map(|(f, i)| (f.as_str(), i.as_str()))
+        .collect();
+    ranked
+}
+
+fn report_entries(ranking: &Ranking<'_>, included: usize) -> Vec<ReportEntry> {
+    ranking
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| ReportEntry {
+            file: e.rel_fname().to_owned(),
+            ident: e.tag().map(|t| t.name.clone()),
+            line: e.tag().map(|t| t.line),
+            rank: e.rank(),
+            stage: e.stage,
+            in_map: i < included,
+        })
+        .collect()
+}
+
+fn file_ranks(ranking: &Ranking<'_>) -> Vec<(String, f64)> {
+    let mut ranks: Vec<(String, f64)> = ranking
+        .file_ranks
+        .iter()
+        .map(|(f, r)| ((*f).to_owned(), *r))
+        .collect();
+    ranks.sort_by(|a, b| a.0.cmp(&b.0));
+    ranks
+}
+
+/// Python's `prefix.format(other=…)` for the one field Aider passes: `{other}` is
+/// replaced, `{{` and `}}` become single braces.
+fn python_format_other(prefix: &str, other: &str) -> String {
+    prefix
+        .replace("{{", "\u{0}")
+        .replace("}}", "\u{1}")
+        .replace("{other}", other)
+        .replace('\u{0}', "{")
+        .replace('\u{1}', "}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_formatting() {
+        assert_eq!(
+            python_format_other("Here are {other}files:\n", "other "),
+            "Here are other files:\n"
+        );
+        assert_eq!(python_format_other("{{literal}} {other}", ""), "{literal} ");
+    }
+}

@@ -1,0 +1,205 @@
+//! What one map is asked for ([`MapRequest`]) and what comes back ([`MapOutput`] or
+//! [`NoMap`], each with its [`MapReport`]).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use repo_mapper_rank::Stage;
+use repo_mapper_store::{ScanStats, StoreFallback};
+
+/// One map's input: the files, what the conversation mentions, and the anchors.
+///
+/// ```
+/// use std::path::PathBuf;
+/// use repo_mapper::MapRequest;
+///
+/// let files = vec![PathBuf::from("/r/a.py"), PathBuf::from("/r/b.py")];
+/// let request = MapRequest::new(files)
+///     .with_chat_files(vec![PathBuf::from("/r/a.py")])
+///     .with_mentioned_idents(["Order".to_owned()]);
+/// assert_eq!(request.chat_files.len(), 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct MapRequest {
+    /// Absolute paths of the files being edited: they steer the ranking and are left out
+    /// of the map.
+    pub chat_files: Vec<PathBuf>,
+    /// Absolute paths of the repository's other files: the candidates for the map. Empty →
+    /// [`NoMap::NoFiles`].
+    pub other_files: Vec<PathBuf>,
+    /// Files mentioned in the conversation, relative to the root.
+    pub mentioned_files: BTreeSet<String>,
+    /// Identifiers mentioned in the conversation.
+    pub mentioned_idents: BTreeSet<String>,
+    /// Files and identifiers the ranking must start from (SPEC §7.1a–b).
+    pub anchors: Anchors,
+    /// Bypass the map cache for reading (SPEC §11); the result is still cached.
+    pub force_refresh: bool,
+}
+
+impl MapRequest {
+    /// A request to map `other_files`, with no chat files, mentions or anchors.
+    pub fn new(other_files: Vec<PathBuf>) -> MapRequest {
+        MapRequest {
+            other_files,
+            ..MapRequest::default()
+        }
+    }
+
+    /// With these chat files.
+    pub fn with_chat_files(mut self, chat_files: Vec<PathBuf>) -> MapRequest {
+        self.chat_files = chat_files;
+        self
+    }
+
+    /// With these mentioned files (relative to the root).
+    pub fn with_mentioned_files(mut self, files: impl IntoIterator<Item = String>) -> MapRequest {
+        self.mentioned_files = files.into_iter().collect();
+        self
+    }
+
+    /// With these mentioned identifiers.
+    pub fn with_mentioned_idents(mut self, idents: impl IntoIterator<Item = String>) -> MapRequest {
+        self.mentioned_idents = idents.into_iter().collect();
+        self
+    }
+
+    /// With these anchors.
+    pub fn with_anchors(mut self, anchors: Anchors) -> MapRequest {
+        self.anchors = anchors;
+        self
+    }
+
+    /// Bypassing the map cache for reading, or not.
+    pub fn with_force_refresh(mut self, force_refresh: bool) -> MapRequest {
+        self.force_refresh = force_refresh;
+        self
+    }
+}
+
+/// Where the ranking must start, whatever the chat files (SPEC §7.1a–b): anchor files are
+/// restart seeds and always shown; identifiers make their defining files seeds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Anchors {
+    /// Absolute paths of files to seed from and always show.
+    pub files: Vec<PathBuf>,
+    /// Identifiers whose defining files are seeds.
+    pub idents: BTreeSet<String>,
+    /// (absolute file, identifier) pairs: the file is a seed, the identifier's edges are
+    /// boosted.
+    pub scoped: Vec<(PathBuf, String)>,
+}
+
+impl Anchors {
+    /// No anchors.
+    pub fn new() -> Anchors {
+        Anchors::default()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.idents.is_empty() && self.scoped.is_empty()
+    }
+}
+
+/// A map and how it was made.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct MapOutput {
+    /// The map, with [`Config::repo_content_prefix`](crate::Config::repo_content_prefix)
+    /// in front if one is set.
+    pub text: String,
+    /// What the computation that produced it did (shared with the map cache).
+    pub report: Arc<MapReport>,
+    /// Whether the map came from the map cache (then `report` is that of the computation
+    /// that made it).
+    pub from_cache: bool,
+}
+
+/// Why there is no map.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum NoMap {
+    /// The token budget is 0.
+    ZeroBudget,
+    /// The request has no other files.
+    NoFiles,
+    /// Nothing fits in the budget, or no file has anything to show.
+    NothingFits {
+        /// The budget used (after the no-chat expansion of SPEC §10.3).
+        budget: usize,
+        /// What the computation did.
+        report: Arc<MapReport>,
+    },
+}
+
+impl NoMap {
+    /// The report of the computation, when there was one.
+    pub fn report(&self) -> Option<&MapReport> {
+        match self {
+            NoMap::NothingFits { report, .. } => Some(report),
+            NoMap::ZeroBudget | NoMap::NoFiles => None,
+        }
+    }
+}
+
+impl std::fmt::Display for NoMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoMap::ZeroBudget => f.write_str("the token budget is 0"),
+            NoMap::NoFiles => f.write_str("no files to map"),
+            NoMap::NothingFits { budget, .. } => write!(
+                f,
+                "nothing fits in {budget} tokens, or no file has anything to show"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoMap {}
+
+/// What one computation produced and how.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct MapReport {
+    /// The token budget used (after the no-chat expansion of SPEC §10.3).
+    pub budget: usize,
+    /// The map's token count: exact in the default profile, Aider's estimate in the
+    /// aider profile. `None` when there is no map.
+    pub tokens: Option<f64>,
+    /// Files mapped (chat and other, existing on disk and inside the root).
+    pub files: usize,
+    /// The ranked list, every entry, in order.
+    pub entries: Vec<ReportEntry>,
+    /// PageRank of every file in the graph, sorted by file.
+    pub file_ranks: Vec<(String, f64)>,
+    /// What the tag scan did.
+    pub scan: ScanStats,
+    /// Why the tag store was kept in memory although a directory was configured.
+    pub store_fallback: Option<StoreFallback>,
+    /// Time the computation took.
+    pub elapsed: Duration,
+}
+
+/// One entry of the ranked list, as data (for `--format json` and the parity harness).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ReportEntry {
+    /// File, relative to the root.
+    pub file: String,
+    /// The identifier, for definition entries.
+    pub ident: Option<String>,
+    /// The definition's 1-based line, for definition entries.
+    pub line: Option<i32>,
+    /// Rank of the (file, identifier) for definitions; PageRank of the file for bare
+    /// entries in the graph.
+    pub rank: Option<f64>,
+    /// Which ranking stage produced it (`Stage::as_str` names it).
+    pub stage: Stage,
+    /// Whether the entry is in the returned map (the map is a prefix of the list).
+    pub in_map: bool,
+}
