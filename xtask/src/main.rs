@@ -6,10 +6,12 @@
 //! * `corpus`: fetch the real projects `parity --corpus` runs on.
 //! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
 //!   with hostile input (issue 12).
+//! * `lint`: the house rules clippy does not check (functions fit on a screen).
 
 mod corpus;
 mod fuzz;
 mod lexers;
+mod lint;
 mod parity;
 mod vendor;
 
@@ -39,6 +41,7 @@ fn run() -> Result<()> {
         "parity" => parity::run(rest),
         "corpus" => corpus::run(rest),
         "fuzz" => fuzz::run(rest),
+        "lint" => lint::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -71,6 +74,7 @@ commands:
     --pin-captures               pin py-tree-sitter's capture order in the fixed and stock
                                  comparators too (docs/parity.md T2)
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
+  lint                           house rules clippy does not check: no function over 80 lines
   fuzz                           mutate fixtures/languages/ samples; fail on a panic or a slow file,
                                  saving it under fixtures/fuzz-regressions/ (replayed by cargo test)
     --seconds N / --seed S       run time (60) and seed (1): input i of seed S is always the same

@@ -250,6 +250,8 @@ fn write_back(
     let _ = store.flush();
 }
 
+/// One file: stored tags when stat (or, failing that, the content hash) shows it
+/// unchanged, else a fresh extraction.
 fn scan_one(
     store: &dyn TagStore,
     fname: &Path,
@@ -257,79 +259,145 @@ fn scan_one(
     opts: &ScanOptions<'_>,
     started: SystemTime,
 ) -> Outcome {
-    let dialect = opts.dialect;
-    let Some(lang) = Language::for_path(fname, dialect) else {
+    let Some(lang) = Language::for_path(fname, opts.dialect) else {
         return Outcome::Skipped;
     };
-    let meta = match std::fs::metadata(fname) {
-        Ok(m) if m.is_file() => m,
-        Ok(_) => return Outcome::Error("not a regular file".into()),
-        Err(e) => return Outcome::Error(e.to_string()),
+    let stat = match Stat::of(fname, started) {
+        Ok(stat) => stat,
+        Err(why) => return Outcome::Error(why),
     };
-    let (mtime_secs, mtime_nanos, racy) = match meta.modified() {
-        Ok(t) => {
-            let (s, n) = split_time(t);
-            let racy = started
-                .duration_since(t)
-                .map_or(true, |age| age < RACY_WINDOW);
-            (s, n, racy)
-        }
-        Err(_) => (0, 0, true),
+    let names = Names {
+        rel: Arc::from(rel),
+        abs: Arc::from(fname),
     };
-    let rel_fname: Arc<str> = Arc::from(rel);
-    let fname_arc: Arc<Path> = Arc::from(fname);
-    let stored = store.get(&entry_key(dialect, fname));
-    let stored_key = stored.as_deref().and_then(codec::decode_key);
-
-    // Trusted without reading the file only if neither this scan nor the one that wrote
-    // the entry saw the file within the racy window.
-    if let (Some(entry), Some(k)) = (&stored, stored_key)
-        && !racy
-        && !k.racy
-        && (k.mtime_secs, k.mtime_nanos, k.size) == (mtime_secs, mtime_nanos, meta.len())
-        && let Some(tags) = codec::decode_tags(entry, &rel_fname, &fname_arc)
+    let stored = store.get(&entry_key(opts.dialect, fname));
+    if let Some(hit) = stored
+        .as_deref()
+        .and_then(|e| trusted_by_stat(e, &stat, &names))
     {
-        let note = codec::decode_note(entry);
-        return Outcome::Stored {
-            tags,
-            note,
-            key: k,
-            hash_hit: false,
-            rewrite: None,
-        };
+        return hit;
     }
-
     let bytes = match std::fs::read(fname) {
         Ok(b) => b,
         Err(e) => return Outcome::Error(e.to_string()),
     };
-    let key = FileKey {
-        mtime_secs,
-        mtime_nanos,
-        size: bytes.len() as u64,
-        hash: *blake3::hash(&bytes).as_bytes(),
-        racy,
-    };
-    if let (Some(entry), Some(k)) = (stored, stored_key)
-        && k.hash == key.hash
-        && let Some(tags) = codec::decode_tags(&entry, &rel_fname, &fname_arc)
-    {
-        let note = codec::decode_note(&entry);
-        let unchanged =
-            (k.mtime_secs, k.mtime_nanos, k.size) == (mtime_secs, mtime_nanos, key.size);
-        let rewrite = (k != key).then(|| codec::with_key(entry, &key));
-        return Outcome::Stored {
-            tags,
-            note,
-            key,
-            hash_hit: !unchanged,
-            rewrite,
-        };
+    let key = stat.key_of(&bytes);
+    if let Some(hit) = stored.and_then(|e| confirmed_by_hash(e, &key, &names)) {
+        return hit;
     }
+    extract(lang, bytes, key, names, opts)
+}
+
+/// A file's names, as its tags carry them.
+struct Names {
+    rel: Arc<str>,
+    abs: Arc<Path>,
+}
+
+/// What `stat` says of a file.
+struct Stat {
+    mtime_secs: i64,
+    mtime_nanos: u32,
+    size: u64,
+    /// Modified within the racy window before the scan started (or mtime unknown).
+    racy: bool,
+}
+
+impl Stat {
+    fn of(fname: &Path, started: SystemTime) -> Result<Stat, String> {
+        let meta = match std::fs::metadata(fname) {
+            Ok(m) if m.is_file() => m,
+            Ok(_) => return Err("not a regular file".into()),
+            Err(e) => return Err(e.to_string()),
+        };
+        let (mtime_secs, mtime_nanos, racy) = match meta.modified() {
+            Ok(t) => {
+                let (s, n) = split_time(t);
+                let racy = started
+                    .duration_since(t)
+                    .map_or(true, |age| age < RACY_WINDOW);
+                (s, n, racy)
+            }
+            Err(_) => (0, 0, true),
+        };
+        Ok(Stat {
+            mtime_secs,
+            mtime_nanos,
+            size: meta.len(),
+            racy,
+        })
+    }
+
+    /// The validation key of the file whose content is `bytes`.
+    fn key_of(&self, bytes: &[u8]) -> FileKey {
+        FileKey {
+            mtime_secs: self.mtime_secs,
+            mtime_nanos: self.mtime_nanos,
+            size: bytes.len() as u64,
+            hash: *blake3::hash(bytes).as_bytes(),
+            racy: self.racy,
+        }
+    }
+}
+
+/// The stored entry, trusted without reading the file: only if neither this scan nor the
+/// one that wrote the entry saw the file within the racy window.
+fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> {
+    let k = codec::decode_key(entry)?;
+    let same =
+        (k.mtime_secs, k.mtime_nanos, k.size) == (stat.mtime_secs, stat.mtime_nanos, stat.size);
+    if stat.racy || k.racy || !same {
+        return None;
+    }
+    let tags = codec::decode_tags(entry, &names.rel, &names.abs)?;
+    Some(Outcome::Stored {
+        tags,
+        note: codec::decode_note(entry),
+        key: k,
+        hash_hit: false,
+        rewrite: None,
+    })
+}
+
+/// The stored entry, if its content hash is the file's (its key rewritten if stat
+/// changed, e.g. after a `touch`).
+fn confirmed_by_hash(entry: Vec<u8>, key: &FileKey, names: &Names) -> Option<Outcome> {
+    let k = codec::decode_key(&entry)?;
+    if k.hash != key.hash {
+        return None;
+    }
+    let tags = codec::decode_tags(&entry, &names.rel, &names.abs)?;
+    let note = codec::decode_note(&entry);
+    let unchanged =
+        (k.mtime_secs, k.mtime_nanos, k.size) == (key.mtime_secs, key.mtime_nanos, key.size);
+    let rewrite = (k != *key).then(|| codec::with_key(entry, key));
+    Some(Outcome::Stored {
+        tags,
+        note,
+        key: *key,
+        hash_hit: !unchanged,
+        rewrite,
+    })
+}
+
+/// A fresh extraction and the entry to store for it.
+fn extract(
+    lang: Language,
+    bytes: Vec<u8>,
+    key: FileKey,
+    names: Names,
+    opts: &ScanOptions<'_>,
+) -> Outcome {
     let (tags, note) = match source_from_bytes(bytes) {
         Some(source) => {
-            let out =
-                extract_source_within(lang, &source, rel_fname, fname_arc, dialect, &opts.limits);
+            let out = extract_source_within(
+                lang,
+                &source,
+                names.rel,
+                names.abs,
+                opts.dialect,
+                &opts.limits,
+            );
             (out.tags, out.cut_short.map(Note::CutShort))
         }
         None => (Vec::new(), Some(Note::NotUtf8)),

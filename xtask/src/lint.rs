@@ -1,0 +1,293 @@
+//! `cargo xtask lint`: the house rules rustc and clippy do not check.
+//!
+//! * **Functions fit on a screen**: no function in a crate's `src/` longer than
+//!   [`MAX_FN_LINES`] lines, from its `fn` line to its closing brace, tests
+//!   (`#[cfg(test)]` modules) and the listed generated tables aside.
+//!
+//! The scanner is lexical, not a parser: it strips comments, strings and character
+//! literals, then matches braces. It is exact on rustfmt-formatted code.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// The longest function allowed, in lines.
+const MAX_FN_LINES: usize = 80;
+
+/// Functions that are data, not steps: (file, function).
+const TABLES: &[(&str, &str)] = &[
+    // grep-ast's extension table, one line per extension.
+    ("crates/repo-mapper-tags/src/language.rs", "lookup"),
+];
+
+/// Runs every lint on the workspace; fails listing each violation.
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    if let Some(arg) = args.first() {
+        bail!("lint takes no arguments, got `{arg}`");
+    }
+    let root = crate::workspace_root();
+    let mut long = Vec::new();
+    for file in rust_sources(&root.join("crates"))? {
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        let rel = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy();
+        for f in long_functions(&text) {
+            if !TABLES.contains(&(rel.as_ref(), f.name.as_str())) {
+                long.push(format!(
+                    "{rel}:{}: fn {} is {} lines",
+                    f.line, f.name, f.lines
+                ));
+            }
+        }
+    }
+    if !long.is_empty() {
+        bail!(
+            "functions longer than {MAX_FN_LINES} lines (split them into named steps):\n{}",
+            long.join("\n")
+        );
+    }
+    eprintln!("lint: every function fits in {MAX_FN_LINES} lines");
+    Ok(())
+}
+
+/// `.rs` files under `crates/*/src/`, sorted.
+fn rust_sources(crates: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for entry in std::fs::read_dir(crates)? {
+        stack.push(entry?.path().join("src"));
+    }
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// A function over the limit.
+#[derive(Debug, PartialEq)]
+struct LongFn {
+    name: String,
+    line: usize,
+    lines: usize,
+}
+
+/// The functions of `text` longer than [`MAX_FN_LINES`], outside `#[cfg(test)]` modules.
+fn long_functions(text: &str) -> Vec<LongFn> {
+    let code = strip(text);
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim_start();
+        if line.starts_with("#[cfg(test)]") {
+            i = block_end(&lines, i + 1).map_or(lines.len(), |end| end + 1);
+            continue;
+        }
+        if let Some(name) = fn_name(line)
+            && let Some(end) = block_end(&lines, i)
+        {
+            let count = end - i + 1;
+            if count > MAX_FN_LINES {
+                out.push(LongFn {
+                    name: name.to_owned(),
+                    line: i + 1,
+                    lines: count,
+                });
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The name of the function a line declares (`pub(crate) unsafe extern "C" fn name(`).
+fn fn_name(line: &str) -> Option<&str> {
+    let at = line.find("fn ")?;
+    let before = &line[..at];
+    let qualifiers = [
+        "pub",
+        "pub(crate)",
+        "pub(super)",
+        "const",
+        "unsafe",
+        "async",
+        "extern",
+    ];
+    let plain = before
+        .split_whitespace()
+        .all(|w| qualifiers.contains(&w) || w.starts_with("pub(") || w == "\"\"");
+    if !plain {
+        return None;
+    }
+    let rest = &line[at + 3..];
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The line of the brace that closes the first block opened at or after line `start`;
+/// `None` when a `;` ends the item first (a declaration without a body).
+fn block_end(lines: &[&str], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut opened = false;
+    for (n, line) in lines.iter().enumerate().skip(start) {
+        for c in line.chars() {
+            match c {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => {
+                    depth = depth.checked_sub(1)?;
+                    if opened && depth == 0 {
+                        return Some(n);
+                    }
+                }
+                ';' if !opened => return None,
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// `text` with comments, strings and character literals blanked (line breaks kept).
+fn strip(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let skip = match (chars[i], chars.get(i + 1).copied()) {
+            ('/', Some('/')) => until(&chars, i, |c, _| c == '\n'),
+            ('/', Some('*')) => until(&chars, i + 2, |c, next| c == '*' && next == Some('/')) + 1,
+            ('r', Some('"' | '#')) if raw_string_start(&chars, i) => raw_string_end(&chars, i),
+            ('"', _) => quoted_end(&chars, i, '"'),
+            ('\'', _) => char_literal_end(&chars, i).unwrap_or(i),
+            _ => i,
+        };
+        if skip == i {
+            out.push(chars[i]);
+            i += 1;
+        } else {
+            let end = skip.min(chars.len() - 1);
+            out.extend(
+                chars[i..=end]
+                    .iter()
+                    .map(|&c| if c == '\n' { '\n' } else { ' ' }),
+            );
+            i = end + 1;
+        }
+    }
+    out
+}
+
+/// The index before the first position at or after `from` where `stop` holds.
+fn until(chars: &[char], from: usize, stop: impl Fn(char, Option<char>) -> bool) -> usize {
+    (from..chars.len())
+        .find(|&j| stop(chars[j], chars.get(j + 1).copied()))
+        .map_or(chars.len() - 1, |j| {
+            j.saturating_sub(usize::from(chars[j] == '\n'))
+        })
+}
+
+fn quoted_end(chars: &[char], start: usize, quote: char) -> usize {
+    let mut j = start + 1;
+    while j < chars.len() {
+        match chars[j] {
+            '\\' => j += 2,
+            c if c == quote => return j,
+            _ => j += 1,
+        }
+    }
+    chars.len() - 1
+}
+
+fn raw_string_start(chars: &[char], i: usize) -> bool {
+    let prev_ident = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+    let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
+    !prev_ident && chars.get(i + 1 + hashes) == Some(&'"')
+}
+
+fn raw_string_end(chars: &[char], i: usize) -> usize {
+    let hashes = chars[i + 1..].iter().take_while(|&&c| c == '#').count();
+    let mut j = i + 2 + hashes;
+    while j < chars.len() {
+        if chars[j] == '"'
+            && chars[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes
+        {
+            return j + hashes;
+        }
+        j += 1;
+    }
+    chars.len() - 1
+}
+
+/// The end of a character literal starting at `i` (`'a'`, `'\n'`, `'\u{1F600}'`), or
+/// `None` for a lifetime.
+fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
+    match chars.get(i + 1)? {
+        '\\' => (i + 2..chars.len().min(i + 12)).find(|&j| chars[j] == '\''),
+        _ => (chars.get(i + 2) == Some(&'\'')).then_some(i + 2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(lines: usize) -> String {
+        "    let x = 1;\n".repeat(lines)
+    }
+
+    #[test]
+    fn counts_from_the_fn_line_to_its_closing_brace() {
+        let text = format!(
+            "pub(crate) fn long() {{\n{}}}\n\nfn short() {{}}\n",
+            body(79)
+        );
+        let found = long_functions(&text);
+        assert_eq!(
+            found,
+            [LongFn {
+                name: "long".into(),
+                line: 1,
+                lines: 81
+            }]
+        );
+        let text = format!("fn fits() {{\n{}}}\n", body(78));
+        assert!(long_functions(&text).is_empty());
+    }
+
+    #[test]
+    fn braces_in_strings_comments_and_chars_do_not_count() {
+        let text = format!(
+            "fn f() {{\n    let s = \"}}\"; // }}\n    let c = '}}'; let r = r#\"}}\"#;\n    /* }} */\n{}}}\n",
+            body(80)
+        );
+        assert_eq!(long_functions(&text)[0].lines, 85);
+    }
+
+    #[test]
+    fn test_modules_and_declarations_are_skipped() {
+        let text = format!(
+            "trait T {{\n    fn declared(&self);\n}}\n#[cfg(test)]\nmod tests {{\n    fn t() {{\n{}    }}\n}}\n",
+            body(100)
+        );
+        assert!(long_functions(&text).is_empty());
+    }
+}
