@@ -2,6 +2,7 @@
 
 use std::str::FromStr;
 
+use repo_mapper_tags::pycompat::splitlines_keepends;
 use tiktoken_rs::CoreBPE;
 
 use crate::config::UnknownName;
@@ -48,7 +49,7 @@ impl Tokenizer {
         if len_text < 200 {
             return self.count(text) as f64;
         }
-        let lines = python_splitlines_keepends(text);
+        let lines = splitlines_keepends(text);
         let step = (lines.len() / 100).max(1);
         let sample: String = lines.iter().step_by(step).copied().collect();
         let sample_tokens = self.count(&sample) as f64;
@@ -64,52 +65,9 @@ impl FromStr for Tokenizer {
     }
 }
 
-/// Python's `str.splitlines(keepends=True)`: lines end at `\n`, `\r\n`, `\r`, `\v`, `\f`,
-/// `\x1c`, `\x1d`, `\x1e`, `\x85`, `\u2028` and `\u2029`, each kept with its line.
-pub(crate) fn python_splitlines_keepends(text: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let end = match c {
-            '\r' => match chars.peek() {
-                Some(&(j, '\n')) => {
-                    chars.next();
-                    j + 1
-                }
-                _ => i + 1,
-            },
-            '\n' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}' | '\u{2028}'
-            | '\u{2029}' => i + c.len_utf8(),
-            _ => continue,
-        };
-        lines.push(&text[start..end]);
-        start = end;
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitlines_matches_python() {
-        assert_eq!(python_splitlines_keepends(""), Vec::<&str>::new());
-        assert_eq!(python_splitlines_keepends("a"), ["a"]);
-        assert_eq!(
-            python_splitlines_keepends("a\nb\r\nc\rd"),
-            ["a\n", "b\r\n", "c\r", "d"]
-        );
-        assert_eq!(
-            python_splitlines_keepends("x\u{2028}y\u{85}\n"),
-            ["x\u{2028}", "y\u{85}", "\n"]
-        );
-        assert_eq!(python_splitlines_keepends("\n\n"), ["\n", "\n"]);
-    }
 
     #[test]
     fn known_counts() {
@@ -134,7 +92,7 @@ mod tests {
         let text: String = (0..250)
             .map(|i| format!("line number {i} of the map\n"))
             .collect();
-        let lines = python_splitlines_keepends(&text);
+        let lines = splitlines_keepends(&text);
         let sample: String = lines.iter().step_by(2).copied().collect();
         let want = Tokenizer::Cl100kBase.count(&sample) as f64 / sample.chars().count() as f64
             * text.chars().count() as f64;
