@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use fancy_regex::{Regex, RegexInput};
+use fancy_regex::{Match, Regex, RegexInput};
 use serde_json::Value;
 
 use crate::limits::{Deadline, Limits};
@@ -464,137 +464,244 @@ const STEPS_PER_CLOCK_CHECK: u32 = 256;
 impl Run<'_> {
     /// `RegexLexer.get_tokens_unprocessed` over `text` from `stack`, calling `emit` with
     /// each token type and text; gives up when the deadline passes.
-    fn lex(
+    fn lex<'a>(
         &self,
-        def: &LexerDef,
+        def: &'a LexerDef,
         text: &str,
-        stack: &[&str],
+        stack: &[&'a str],
         depth: usize,
         emit: &mut dyn FnMut(&str, &str),
     ) -> Result<(), GiveUp> {
         if depth > MAX_DEPTH {
             return Err(GiveUp);
         }
-        let mut states: Vec<&str> = stack.to_vec();
-        let mut rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
-        let mut pos = 0;
-        // Guards against a table that matches the empty string without changing state.
-        let mut empty_steps = 0usize;
+        let mut at = Position::new(def, stack)?;
         let mut steps = 0u32;
-        'outer: loop {
+        loop {
             steps = steps.wrapping_add(1);
             if steps.is_multiple_of(STEPS_PER_CLOCK_CHECK) && self.deadline.expired() {
                 return Err(GiveUp);
             }
-            for rule in rules {
-                let Some(regex) = rule
+            if let Some(found) = first_match(at.rules, text, at.pos)? {
+                self.act(def, &found, text, depth, emit)?;
+                at.follow(def, found.rule, found.whole.end())?;
+            } else if !at.skip_unmatched(def, text, emit)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Emits the tokens of the action of the rule `found` matched in `text`.
+    fn act(
+        &self,
+        def: &LexerDef,
+        found: &Found<'_, '_>,
+        text: &str,
+        depth: usize,
+        emit: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), GiveUp> {
+        let whole = found.whole;
+        match &found.rule.action {
+            Action::None => Ok(()),
+            Action::Token(t) => {
+                emit(t, whole.as_str());
+                Ok(())
+            }
+            Action::Groups(groups) => {
+                // Only `bygroups` needs the groups: found again, once the rule matched.
+                let input = RegexInput::new(text).from_pos(whole.start()).anchored(true);
+                let caps = found
                     .regex
-                    .get_or_init(|| match Regex::new(&rule.pattern) {
-                        Ok(r) => Some(r),
-                        Err(e) => {
-                            tracing::debug!("pygments pattern rejected: {e}: {}", rule.pattern);
-                            None
-                        }
-                    })
-                    .as_ref()
-                else {
-                    return Err(GiveUp);
-                };
-                let input = || RegexInput::new(text).from_pos(pos).anchored(true);
-                // Most rules tried at a position do not match, and a plain match is much cheaper
-                // to look for than groups; only `bygroups` needs them, once it has matched.
-                let Some(whole) = regex.find_input(input()).map_err(|_| GiveUp)? else {
-                    continue;
-                };
-                if whole.start() != pos {
-                    continue;
-                }
-                match &rule.action {
-                    Action::None => {}
-                    Action::Token(t) => emit(t, whole.as_str()),
-                    Action::Groups(groups) => {
-                        let caps = regex
-                            .captures_input(input())
-                            .map_err(|_| GiveUp)?
-                            .filter(|c| c.get(0).is_some_and(|m| m.range() == whole.range()))
-                            .ok_or(GiveUp)?;
-                        for (i, action) in groups.iter().enumerate() {
-                            let Some(g) = caps.get(i + 1) else { continue };
-                            match action {
-                                Action::None => {}
-                                Action::Token(t) => {
-                                    if !g.as_str().is_empty() {
-                                        emit(t, g.as_str());
-                                    }
-                                }
-                                Action::Using { lexer, stack } => {
-                                    self.using(def, lexer, stack, g.as_str(), depth, emit)?;
-                                }
-                                Action::Groups(_) => return Err(GiveUp),
-                            }
-                        }
-                    }
-                    Action::Using { lexer, stack } => {
-                        self.using(def, lexer, stack, whole.as_str(), depth, emit)?;
-                    }
-                }
-                let advanced = whole.end() > pos;
-                pos = whole.end();
-                match &rule.next {
-                    Next::None => {}
-                    Next::Pop(n) => {
-                        if *n >= states.len() {
-                            states.truncate(1);
-                        } else {
-                            states.truncate(states.len() - n);
-                        }
-                    }
-                    Next::States(list) => {
-                        for s in list {
-                            match s.as_str() {
-                                "#pop" => {
-                                    if states.len() > 1 {
-                                        states.pop();
-                                    }
-                                }
-                                "#push" => {
-                                    let top = states.last().copied().unwrap_or("root");
-                                    states.push(top);
-                                }
-                                other => states.push(other),
-                            }
-                        }
-                    }
-                }
-                if !matches!(rule.next, Next::None) {
-                    rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
-                }
-                if advanced {
-                    empty_steps = 0;
-                } else {
-                    empty_steps += 1;
-                    if empty_steps > 10_000 {
-                        return Err(GiveUp);
-                    }
-                }
-                continue 'outer;
+                    .captures_input(input)
+                    .map_err(|_| GiveUp)?
+                    .filter(|c| c.get(0).is_some_and(|m| m.range() == whole.range()))
+                    .ok_or(GiveUp)?;
+                let group = |i: usize| caps.get(i + 1).map(|g| g.as_str());
+                self.emit_groups(def, groups, group, depth, emit)
             }
-            // No rule matched: at a newline pygments resets to `root`, else one error char.
-            let Some(c) = text[pos..].chars().next() else {
-                break;
-            };
-            if c == '\n' {
-                states.clear();
-                states.push("root");
-                rules = state_rules(def, "root")?;
-                emit("Token.Text.Whitespace", "\n");
-            } else {
-                emit("Token.Error", &text[pos..pos + c.len_utf8()]);
+            Action::Using { lexer, stack } => {
+                self.using(def, lexer, stack, whole.as_str(), depth, emit)
             }
-            pos += c.len_utf8();
-            empty_steps = 0;
+        }
+    }
+
+    /// pygments' `bygroups`: each group's action applied to the text of group `i + 1`
+    /// (`group(i)`; groups that did not take part are skipped, empty ones emit nothing).
+    fn emit_groups<'t>(
+        &self,
+        def: &LexerDef,
+        groups: &[Action],
+        group: impl Fn(usize) -> Option<&'t str>,
+        depth: usize,
+        emit: &mut dyn FnMut(&str, &str),
+    ) -> Result<(), GiveUp> {
+        for (i, action) in groups.iter().enumerate() {
+            let Some(g) = group(i) else { continue };
+            match action {
+                Action::None => {}
+                Action::Token(t) => {
+                    if !g.is_empty() {
+                        emit(t, g);
+                    }
+                }
+                Action::Using { lexer, stack } => {
+                    self.using(def, lexer, stack, g, depth, emit)?;
+                }
+                Action::Groups(_) => return Err(GiveUp),
+            }
         }
         Ok(())
+    }
+}
+
+/// A rule that matched, its compiled pattern and the match.
+struct Found<'r, 't> {
+    rule: &'r Rule,
+    regex: &'r Regex,
+    whole: Match<'t>,
+}
+
+/// The first of `rules` that matches `text` at `pos` (anchored there, with the text before
+/// it visible, as Python's `pattern.match(text, pos)`).
+fn first_match<'r, 't>(
+    rules: &'r [Rule],
+    text: &'t str,
+    pos: usize,
+) -> Result<Option<Found<'r, 't>>, GiveUp> {
+    for rule in rules {
+        let regex = rule.regex()?;
+        let input = RegexInput::new(text).from_pos(pos).anchored(true);
+        // Most rules tried at a position do not match, and a plain match is much cheaper to
+        // look for than groups; only `bygroups` needs them, once it has matched.
+        let Some(whole) = regex.find_input(input).map_err(|_| GiveUp)? else {
+            continue;
+        };
+        if whole.start() == pos {
+            return Ok(Some(Found { rule, regex, whole }));
+        }
+    }
+    Ok(None)
+}
+
+impl Rule {
+    /// The rule's pattern, compiled on first use; gives up on one fancy-regex rejects.
+    fn regex(&self) -> Result<&Regex, GiveUp> {
+        self.regex
+            .get_or_init(|| match Regex::new(&self.pattern) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    tracing::debug!("pygments pattern rejected: {e}: {}", self.pattern);
+                    None
+                }
+            })
+            .as_ref()
+            .ok_or(GiveUp)
+    }
+}
+
+/// Matches in a row that consume nothing before a lexer run gives up: a guard against a
+/// table that matches the empty string without changing state.
+const MAX_EMPTY_STEPS: usize = 10_000;
+
+/// Where a lexer run is: pygments' state stack, the rules of its top state and the
+/// position in the text.
+struct Position<'a> {
+    states: Vec<&'a str>,
+    rules: &'a [Rule],
+    pos: usize,
+    /// Matches in a row that consumed nothing.
+    empty_steps: usize,
+}
+
+impl<'a> Position<'a> {
+    /// The start of a run of `def` from `stack`.
+    fn new(def: &'a LexerDef, stack: &[&'a str]) -> Result<Self, GiveUp> {
+        let states = stack.to_vec();
+        let rules = state_rules(def, states.last().copied().unwrap_or("root"))?;
+        Ok(Position {
+            states,
+            rules,
+            pos: 0,
+            empty_steps: 0,
+        })
+    }
+
+    /// After `rule` matched up to `end`: moves there and takes the rule's state transition.
+    fn follow(&mut self, def: &'a LexerDef, rule: &'a Rule, end: usize) -> Result<(), GiveUp> {
+        let advanced = end > self.pos;
+        self.pos = end;
+        if !matches!(rule.next, Next::None) {
+            self.transition(&rule.next);
+            self.rules = state_rules(def, self.top())?;
+        }
+        if advanced {
+            self.empty_steps = 0;
+        } else {
+            self.empty_steps += 1;
+            if self.empty_steps > MAX_EMPTY_STEPS {
+                return Err(GiveUp);
+            }
+        }
+        Ok(())
+    }
+
+    /// The state stack after `next` (`#pop` never pops the last state).
+    fn transition(&mut self, next: &'a Next) {
+        let states = &mut self.states;
+        match next {
+            Next::None => {}
+            Next::Pop(n) => {
+                if *n >= states.len() {
+                    states.truncate(1);
+                } else {
+                    states.truncate(states.len() - n);
+                }
+            }
+            Next::States(list) => {
+                for s in list {
+                    match s.as_str() {
+                        "#pop" => {
+                            if states.len() > 1 {
+                                states.pop();
+                            }
+                        }
+                        "#push" => {
+                            let top = states.last().copied().unwrap_or("root");
+                            states.push(top);
+                        }
+                        other => states.push(other),
+                    }
+                }
+            }
+        }
+    }
+
+    fn top(&self) -> &'a str {
+        self.states.last().copied().unwrap_or("root")
+    }
+
+    /// What pygments does where no rule matches: at a newline, back to `root`; anything
+    /// else is one error character. False at the end of the text.
+    fn skip_unmatched(
+        &mut self,
+        def: &'a LexerDef,
+        text: &str,
+        emit: &mut dyn FnMut(&str, &str),
+    ) -> Result<bool, GiveUp> {
+        let Some(c) = text[self.pos..].chars().next() else {
+            return Ok(false);
+        };
+        if c == '\n' {
+            self.states.clear();
+            self.states.push("root");
+            self.rules = state_rules(def, "root")?;
+            emit("Token.Text.Whitespace", "\n");
+        } else {
+            emit("Token.Error", &text[self.pos..self.pos + c.len_utf8()]);
+        }
+        self.pos += c.len_utf8();
+        self.empty_steps = 0;
+        Ok(true)
     }
 }
 
