@@ -103,59 +103,16 @@ impl TreeContext {
         let lines = split_lines(&text, dialect);
         let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
         let num_rows = lines.len() + 1;
-
-        let mut scope_end = vec![-1_i64; num_rows];
-        // Per row: how many multi-row nodes start there (capped at 2) and the smallest span.
-        let mut multi_row = vec![0_u8; num_rows];
-        let mut min_span = vec![usize::MAX; num_rows];
-        if let Some(tree) = tree {
-            let last = num_rows - 1;
-            let mut cursor = tree.walk();
-            'walk: loop {
-                let node = cursor.node();
-                // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
-                let start = node.start_position().row.min(last);
-                let end = node.end_position().row.clamp(start, last);
-                let end_i = i64::try_from(end).unwrap_or(i64::MAX);
-                scope_end[start] = scope_end[start].max(end_i);
-                if end > start {
-                    multi_row[start] = multi_row[start].saturating_add(1).min(2);
-                    min_span[start] = min_span[start].min(end - start);
-                }
-                if cursor.goto_first_child() {
-                    continue;
-                }
-                while !cursor.goto_next_sibling() {
-                    if !cursor.goto_parent() {
-                        break 'walk;
-                    }
-                }
-            }
-        }
-        let header_len = multi_row
-            .iter()
-            .zip(&min_span)
-            .map(|(&n, &span)| {
-                if n >= 2 {
-                    u32::try_from(span.min(HEADER_MAX)).unwrap_or(1)
-                } else {
-                    1
-                }
-            })
-            .collect();
-
-        let leaves = num_rows.next_power_of_two();
-        let mut scope_tree = vec![-1_i64; 2 * leaves];
-        scope_tree[leaves..leaves + num_rows].copy_from_slice(&scope_end);
-        for node in (1..leaves).rev() {
-            scope_tree[node] = scope_tree[2 * node].max(scope_tree[2 * node + 1]);
-        }
-
+        let rows = tree.map_or_else(
+            || RowScopes::empty(num_rows),
+            |t| RowScopes::of(t, num_rows),
+        );
+        let (scope_tree, leaves) = max_segment_tree(&rows.scope_end);
         TreeContext {
             text,
             lines,
             blank,
-            header_len,
+            header_len: rows.header_len(),
             scope_tree,
             leaves,
             dialect,
@@ -192,38 +149,45 @@ impl TreeContext {
     /// while [`Dialect::Default`] ignores negative rows. No lines of interest give `""`
     /// (grep-ast would instead repeat its previous output).
     pub fn render(&self, lines_of_interest: &[i64]) -> String {
+        let lois = self.rows_of_interest(lines_of_interest);
+        if lois.is_empty() {
+            return String::new();
+        }
+        let mut show = vec![false; self.lines.len()];
+        for &i in &lois {
+            if let Ok(i) = usize::try_from(i)
+                && i < show.len()
+            {
+                show[i] = true;
+            }
+        }
+        self.show_parent_scopes(&lois, &mut show);
+        close_small_gaps(&lois, &mut show);
+        self.show_blank_after_shown(&mut show);
+        self.format(&show)
+    }
+
+    /// The lines of interest [`render`](TreeContext::render) takes part in, sorted and
+    /// without repeats: all of them in [`Dialect::Aider`], the non-negative ones in
+    /// [`Dialect::Default`].
+    fn rows_of_interest(&self, lines_of_interest: &[i64]) -> Vec<i64> {
         let mut lois: Vec<i64> = lines_of_interest
             .iter()
             .copied()
             .filter(|&i| i >= 0 || self.dialect == Dialect::Aider)
             .collect();
-        if lois.is_empty() {
-            return String::new();
-        }
         lois.sort_unstable();
         lois.dedup();
+        lois
+    }
 
+    /// grep-ast's `add_parent_scopes` for every line of interest: shows the header of each
+    /// scope containing one (each scope visited once).
+    fn show_parent_scopes(&self, lois: &[i64], show: &mut [bool]) {
         let line_count = self.lines.len();
         let num_rows = line_count as i64 + 1;
-        let mut show = vec![false; line_count];
-        // Shown rows outside the printable range, sorted (grep-ast keeps them in its set).
-        let below: Vec<i64> = lois.iter().copied().filter(|&i| i < 0).collect();
-        let above: Vec<i64> = lois
-            .iter()
-            .copied()
-            .filter(|&i| i >= line_count as i64)
-            .collect();
-        for &i in &lois {
-            if let Ok(i) = usize::try_from(i)
-                && i < line_count
-            {
-                show[i] = true;
-            }
-        }
-
-        // add_parent_scopes for every line of interest; each scope is visited once.
         let mut tree = self.scope_tree.clone();
-        for &i in &lois {
+        for &i in lois {
             let row = if i >= num_rows {
                 continue;
             } else if i >= 0 {
@@ -242,39 +206,21 @@ impl TreeContext {
                 }
             });
         }
+    }
 
-        // close_small_gaps: a single hidden row between two shown ones is shown, judged on
-        // the rows shown before closing (out-of-range rows included).
-        let mut closed = Vec::new();
-        let mut prev: Option<i64> = None;
-        let shown_rows = (0..line_count).filter(|&r| show[r]).map(|r| r as i64);
-        for row in below
-            .iter()
-            .copied()
-            .chain(shown_rows)
-            .chain(above.iter().copied())
-        {
-            // Rows may be any i64 (a public API): compare without overflowing.
-            if let Some(p) = prev
-                && row.checked_sub(p) == Some(2)
-                && let Ok(mid) = usize::try_from(p + 1)
-                && mid < line_count
-            {
-                closed.push(mid);
-            }
-            prev = Some(row);
-        }
-        for mid in closed {
-            show[mid] = true;
-        }
-        // ... and the blank line after a shown non-blank line.
-        for i in 0..line_count.saturating_sub(1) {
+    /// The rest of grep-ast's `close_small_gaps`: the blank line right after a shown
+    /// non-blank one is shown.
+    fn show_blank_after_shown(&self, show: &mut [bool]) {
+        for i in 0..show.len().saturating_sub(1) {
             if show[i] && !self.blank[i] && self.blank[i + 1] {
                 show[i + 1] = true;
             }
         }
+    }
 
-        // format
+    /// grep-ast's `format`: `│` + line for each shown line, one `⋮` for each run of hidden
+    /// ones.
+    fn format(&self, show: &[bool]) -> String {
         let mut out = String::new();
         let mut gap_open = true;
         for (i, range) in self.lines.iter().enumerate() {
@@ -321,6 +267,114 @@ impl TreeContext {
             stack.push((2 * node + 1, mid + 1, hi));
             stack.push((2 * node, lo, mid));
         }
+    }
+}
+
+/// What the nodes of a syntax tree say about each row: the furthest end row of the nodes
+/// starting there, and the multi-row nodes starting there (how many, capped at 2, and the
+/// smallest span), from which its header length follows.
+struct RowScopes {
+    /// Per row: the furthest end row of a node starting on it, −1 where none starts.
+    scope_end: Vec<i64>,
+    multi_row: Vec<u8>,
+    min_span: Vec<usize>,
+}
+
+impl RowScopes {
+    /// `num_rows` rows without scopes.
+    fn empty(num_rows: usize) -> Self {
+        RowScopes {
+            scope_end: vec![-1; num_rows],
+            multi_row: vec![0; num_rows],
+            min_span: vec![usize::MAX; num_rows],
+        }
+    }
+
+    /// The rows' scopes of `tree`, in one iterative walk over every node.
+    fn of(tree: &Tree, num_rows: usize) -> Self {
+        let mut rows = RowScopes::empty(num_rows);
+        let last = num_rows - 1;
+        let mut cursor = tree.walk();
+        loop {
+            let node = cursor.node();
+            // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
+            let start = node.start_position().row.min(last);
+            let end = node.end_position().row.clamp(start, last);
+            rows.add_node(start, end);
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return rows;
+                }
+            }
+        }
+    }
+
+    /// Records a node spanning rows `start..=end`.
+    fn add_node(&mut self, start: usize, end: usize) {
+        let end_i = i64::try_from(end).unwrap_or(i64::MAX);
+        self.scope_end[start] = self.scope_end[start].max(end_i);
+        if end > start {
+            self.multi_row[start] = self.multi_row[start].saturating_add(1).min(2);
+            self.min_span[start] = self.min_span[start].min(end - start);
+        }
+    }
+
+    /// Per row, how many lines the header of a scope starting there shows: the smallest
+    /// span of the multi-row nodes starting there when there are at least two (at most
+    /// [`HEADER_MAX`]), else 1.
+    fn header_len(&self) -> Vec<u32> {
+        self.multi_row
+            .iter()
+            .zip(&self.min_span)
+            .map(|(&n, &span)| {
+                if n >= 2 {
+                    u32::try_from(span.min(HEADER_MAX)).unwrap_or(1)
+                } else {
+                    1
+                }
+            })
+            .collect()
+    }
+}
+
+/// A max-segment tree over `values` (−1 padding): the nodes, and the index of the first
+/// leaf.
+fn max_segment_tree(values: &[i64]) -> (Vec<i64>, usize) {
+    let leaves = values.len().next_power_of_two();
+    let mut tree = vec![-1_i64; 2 * leaves];
+    tree[leaves..leaves + values.len()].copy_from_slice(values);
+    for node in (1..leaves).rev() {
+        tree[node] = tree[2 * node].max(tree[2 * node + 1]);
+    }
+    (tree, leaves)
+}
+
+/// grep-ast's `close_small_gaps`, first part: a single hidden row between two shown ones
+/// is shown, judged on the rows shown before closing, out-of-range lines of interest
+/// included (grep-ast keeps them in its set of shown rows).
+fn close_small_gaps(lois: &[i64], show: &mut [bool]) {
+    let line_count = show.len();
+    let below = lois.iter().copied().filter(|&i| i < 0);
+    let above = lois.iter().copied().filter(|&i| i >= line_count as i64);
+    let shown_rows = (0..line_count).filter(|&r| show[r]).map(|r| r as i64);
+    let mut closed = Vec::new();
+    let mut prev: Option<i64> = None;
+    for row in below.chain(shown_rows).chain(above) {
+        // Rows may be any i64 (a public API): compare without overflowing.
+        if let Some(p) = prev
+            && row.checked_sub(p) == Some(2)
+            && let Ok(mid) = usize::try_from(p + 1)
+            && mid < line_count
+        {
+            closed.push(mid);
+        }
+        prev = Some(row);
+    }
+    for mid in closed {
+        show[mid] = true;
     }
 }
 
