@@ -497,10 +497,7 @@ fn captures_by_name<'t>(
     bounds: QueryBounds,
 ) -> (Vec<(Capture, Vec<Node<'t>>)>, bool) {
     let deadline = bounds.deadline;
-    let mut group_of: Vec<Option<usize>> = vec![None; query.captures.len()];
-    let mut groups: Vec<(Capture, Vec<Node<'t>>)> = Vec::new();
-    let mut seen: HashSet<(u32, usize)> = HashSet::new();
-
+    let mut groups = Groups::new(query.captures.len());
     let raw = QueryCursor::new().into_raw();
     // SAFETY: `raw` comes from `into_raw` just above; `cursor` owns it from here on and
     // outlives every use of `raw` (the callback below, which lives no longer than it).
@@ -538,30 +535,63 @@ fn captures_by_name<'t>(
             break;
         }
         let capture = m.captures[*index];
-        let ci = capture.index as usize;
-        let Some(role) = query.captures[ci] else {
-            continue; // makes no tag
-        };
-        if !seen.insert((capture.index, capture.node.id())) {
-            continue;
+        if let Some(role) = query.captures[capture.index as usize] {
+            groups.add(capture.index, role, capture.node, drop);
         }
-        if drop(role, capture.node) {
-            continue;
+    }
+    if dialect == Dialect::Aider {
+        groups.repeat_last_nodes();
+    }
+    (groups.groups, out_of_time.get())
+}
+
+/// Captured nodes grouped by capture, groups in order of first appearance, each node once
+/// per capture.
+struct Groups<'t> {
+    /// Per capture index, its group's position in `groups`.
+    group_of: Vec<Option<usize>>,
+    groups: Vec<(Capture, Vec<Node<'t>>)>,
+    /// (capture index, node id) of every node already taken.
+    seen: HashSet<(u32, usize)>,
+}
+
+impl<'t> Groups<'t> {
+    fn new(captures: usize) -> Self {
+        Groups {
+            group_of: vec![None; captures],
+            groups: Vec::new(),
+            seen: HashSet::new(),
         }
-        let group = *group_of[ci].get_or_insert_with(|| {
+    }
+
+    /// Adds `node`, captured by capture `index` (which makes tags as `role`), unless it was
+    /// added before or `drop` drops it.
+    fn add(
+        &mut self,
+        index: u32,
+        role: Capture,
+        node: Node<'t>,
+        drop: &dyn Fn(Capture, Node<'t>) -> bool,
+    ) {
+        if !self.seen.insert((index, node.id())) || drop(role, node) {
+            return;
+        }
+        let groups = &mut self.groups;
+        let group = *self.group_of[index as usize].get_or_insert_with(|| {
             groups.push((role, Vec::new()));
             groups.len() - 1
         });
-        groups[group].1.push(capture.node);
+        groups[group].1.push(node);
     }
-    if dialect == Dialect::Aider {
-        for (_, nodes) in &mut groups {
+
+    /// Aider 0.86.2's extra copy of each group's last node (SPEC §3.5).
+    fn repeat_last_nodes(&mut self) {
+        for (_, nodes) in &mut self.groups {
             if let Some(&last) = nodes.last() {
                 nodes.push(last);
             }
         }
     }
-    (groups, out_of_time.get())
 }
 
 fn node_text(node: Node<'_>, source: &[u8]) -> String {
