@@ -24,8 +24,9 @@
 //! are embedded with `include_str!`.
 //!
 //! Feature `extract` (default) brings parsing and every grammar. Without it the crate is only
-//! the data types ([`Tag`], [`TagKind`], [`Dialect`]) and language detection, for crates such
-//! as the ranking crate that must not build tree-sitter.
+//! the data types ([`Tag`], [`TagKind`], [`Dialect`], [`Limits`]), language detection,
+//! [`intern_sub_kind`] and [`pycompat`] (Python's string semantics where Aider's output
+//! depends on them), for crates such as the ranking crate that must not build tree-sitter.
 
 #![warn(missing_docs)]
 
