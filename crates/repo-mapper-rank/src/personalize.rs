@@ -4,6 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path};
 
+use repo_mapper_tags::pycompat::splitext;
+
 use crate::index::TagIndex;
 use crate::{FileTags, RankRequest};
 
@@ -172,17 +174,8 @@ fn path_components(rel_fname: &str) -> Vec<&str> {
         Some(&last) => last,
     };
     parts.push(name);
-    parts.push(splitext_stem(name));
+    parts.push(splitext(name).0);
     parts
-}
-
-/// `os.path.splitext(name)[0]` for a name without separators: leading dots do not start an
-/// extension.
-fn splitext_stem(name: &str) -> &str {
-    match name.rfind('.') {
-        Some(dot) if name[..dot].bytes().any(|b| b != b'.') => &name[..dot],
-        _ => name,
-    }
 }
 
 #[cfg(test)]
@@ -205,8 +198,8 @@ mod tests {
         );
         assert_eq!(path_components("./x/..y"), ["x", "..y", "..y", "..y"]);
         assert_eq!(path_components("../x.py"), ["..", "x.py", "x.py", "x"]);
-        assert_eq!(splitext_stem("..a.b"), "..a");
-        assert_eq!(splitext_stem("..."), "...");
-        assert_eq!(splitext_stem("a."), "a");
+        assert_eq!(splitext("..a.b").0, "..a");
+        assert_eq!(splitext("...").0, "...");
+        assert_eq!(splitext("a.").0, "a");
     }
 }
