@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use repo_mapper_tags::{CutShort, Tag, TagKind, intern_sub_kind};
+use repo_mapper_tags::{CutShort, Tag, TagKind, known_sub_kind};
 
 /// Version of the entry layout.
 pub const FORMAT: u8 = 3;
@@ -181,7 +181,8 @@ pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Opt
         let sub_kind = match *sub_kinds.get(sub)? {
             Some(s) => s,
             None => {
-                let s = intern_sub_kind(strings[sub]);
+                // A name no query uses can only come from damage: no entry.
+                let s = known_sub_kind(strings[sub])?;
                 sub_kinds[sub] = Some(s);
                 s
             }
@@ -331,5 +332,11 @@ mod tests {
         let mut huge_count = bytes[..HEADER_LEN].to_vec();
         huge_count.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
         assert!(decode_tags(&huge_count, &rel, &f).is_none());
+        // A sub-kind no query uses can only be damage (it used to be leaked, then mapped
+        // to "unknown").
+        let at = bytes.windows(8).position(|w| w == b"function").unwrap();
+        let mut renamed = bytes.clone();
+        renamed[at..at + 8].copy_from_slice(b"functiox");
+        assert!(decode_tags(&renamed, &rel, &f).is_none());
     }
 }

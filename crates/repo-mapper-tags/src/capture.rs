@@ -7,7 +7,7 @@
 //! the capture loop never looks at a capture's name.
 //!
 //! Sub-kinds are handed out as `&'static str` from one sorted list, [`SUB_KINDS`], which
-//! tags read back from storage share through [`intern_sub_kind`] without compiling any
+//! tags read back from storage share through [`known_sub_kind`] without compiling any
 //! query. A query whose sub-kind is missing from the list does not compile (the test suite
 //! compiles every embedded query, and checks the list holds nothing else).
 
@@ -49,9 +49,6 @@ pub(crate) static SUB_KINDS: &[&str] = &[
     "variable",
 ];
 
-/// What [`intern_sub_kind`] returns for a name no embedded query uses.
-const UNKNOWN: &str = "unknown";
-
 /// The tag one capture of a query makes.
 #[cfg(any(feature = "extract", test))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,19 +75,12 @@ pub(crate) fn resolve(name: &str) -> Result<Option<Capture>, &str> {
 }
 
 /// The sub-kind `name` as the embedded queries spell it (`&'static`), or `None` when no
-/// embedded query captures it and it is not `identifier`.
+/// embedded query captures it and it is not `identifier`. The store maps sub-kinds read
+/// back from disk through it, so stored tags compare equal to fresh ones; a name it does
+/// not know can only come from a damaged entry (stores are versioned by
+/// [`queries_fingerprint`](crate::queries_fingerprint)).
 pub fn known_sub_kind(name: &str) -> Option<&'static str> {
     SUB_KINDS.binary_search(&name).ok().map(|at| SUB_KINDS[at])
-}
-
-/// Maps a capture sub-kind read back from storage to the `&'static str` the embedded
-/// queries use, so stored tags compare equal to fresh ones.
-///
-/// A name no embedded query uses can only come from a damaged entry (the store's directory
-/// is versioned by [`queries_fingerprint`](crate::queries_fingerprint)); it maps to
-/// `"unknown"`, and nothing is allocated. [`known_sub_kind`] tells such names apart.
-pub fn intern_sub_kind(sub_kind: &str) -> &'static str {
-    known_sub_kind(sub_kind).unwrap_or(UNKNOWN)
 }
 
 #[cfg(test)]
@@ -100,7 +90,6 @@ mod tests {
     #[test]
     fn sub_kinds_are_sorted_and_distinct() {
         assert!(SUB_KINDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(!SUB_KINDS.contains(&UNKNOWN));
     }
 
     #[test]
@@ -127,13 +116,12 @@ mod tests {
     }
 
     #[test]
-    fn interning_never_allocates() {
+    fn known_sub_kinds_are_the_static_ones() {
         let fresh = String::from("method");
-        let interned = intern_sub_kind(&fresh);
-        assert_eq!(interned, "method");
-        assert!(SUB_KINDS.iter().any(|&s| std::ptr::eq(s, interned)));
-        assert_eq!(intern_sub_kind("identifier"), "identifier");
-        assert_eq!(intern_sub_kind("no-such-kind"), "unknown");
+        let known = known_sub_kind(&fresh).unwrap();
+        assert_eq!(known, "method");
+        assert!(SUB_KINDS.iter().any(|&s| std::ptr::eq(s, known)));
+        assert_eq!(known_sub_kind("identifier"), Some("identifier"));
         assert_eq!(known_sub_kind("no-such-kind"), None);
     }
 }

@@ -25,7 +25,7 @@
 //!
 //! Feature `extract` (default) brings parsing and every grammar. Without it the crate is only
 //! the data types ([`Tag`], [`TagKind`], [`Dialect`], [`Limits`]), language detection,
-//! [`intern_sub_kind`] and [`pycompat`] (Python's string semantics where Aider's output
+//! [`known_sub_kind`] and [`pycompat`] (Python's string semantics where Aider's output
 //! depends on them), for crates such as the ranking crate that must not build tree-sitter.
 
 #![warn(missing_docs)]
@@ -46,7 +46,7 @@ mod scanner_guard;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use capture::{intern_sub_kind, known_sub_kind};
+pub use capture::known_sub_kind;
 #[cfg(feature = "extract")]
 pub use extract::{
     Extraction, extract_file, extract_source, extract_source_within, parse_within, read_source,
