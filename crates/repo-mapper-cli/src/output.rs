@@ -63,6 +63,37 @@ fn report_json(
         "files": report.map(|r| r.files),
         "file_ranks": file_ranks,
         "entries": entries,
+        "scan": report.map(scan_json),
+        "timings": report.map(timings_json),
+    })
+}
+
+/// What the tag scan did (these counts differ between a cold and a warm run).
+fn scan_json(report: &MapReport) -> serde_json::Value {
+    let s = &report.scan;
+    serde_json::json!({
+        "files": s.files,
+        "hits": s.hits,
+        "hash_hits": s.hash_hits,
+        "parsed": s.misses,
+        "skipped": s.skipped,
+        "errors": s.errors,
+    })
+}
+
+/// Where the computation spent its time, in milliseconds per step.
+fn timings_json(report: &MapReport) -> serde_json::Value {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let t = &report.timings;
+    serde_json::json!({
+        "admit_ms": ms(t.admit),
+        "scan_ms": ms(t.scan),
+        "index_ms": ms(t.rank.index),
+        "graph_ms": ms(t.rank.graph),
+        "pagerank_ms": ms(t.rank.pagerank),
+        "list_ms": ms(t.rank.list),
+        "fit_ms": ms(t.fit),
+        "total_ms": ms(report.elapsed),
     })
 }
 

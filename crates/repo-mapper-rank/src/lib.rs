@@ -73,6 +73,7 @@ mod rank;
 mod stages;
 
 use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
@@ -392,6 +393,22 @@ pub struct Ranking<'a> {
     pub edge_count: usize,
     /// How PageRank was run.
     pub pagerank: PageRankRun,
+    /// Where the time went.
+    pub timings: RankTimings,
+}
+
+/// Where [`rank`](fn@rank) spent its time, step by step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RankTimings {
+    /// The tag index (SPEC §6.1).
+    pub index: Duration,
+    /// The file graph (SPEC §6.2–§6.5), with the personalization.
+    pub graph: Duration,
+    /// PageRank (SPEC §7.2–§7.3).
+    pub pagerank: Duration,
+    /// Spreading the ranks over definitions and building the ranked list (SPEC §7.4–§8).
+    pub list: Duration,
 }
 
 impl Ranking<'_> {

@@ -2,6 +2,7 @@
 //! personalization, graph, PageRank, rank distribution, the ranked list.
 
 use std::collections::{HashMap, HashSet};
+use std::time::Instant;
 
 use crate::csr::NONE;
 use crate::graph::{FileGraph, GraphInput};
@@ -11,7 +12,7 @@ use crate::personalize::{Anchors, personalization};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRank, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankRequest,
-    Ranking,
+    RankTimings, Ranking,
 };
 
 /// Ranks the request's files and definitions (SPEC §6–§8). See the crate docs.
@@ -22,7 +23,9 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     let prep = prepare(request, config);
     let files = prep.files;
     let nodes = prep.node_names();
+    let started = Instant::now();
     let (ranks, pagerank) = run_pagerank(&prep, &config.pagerank);
+    let ranked = Instant::now();
     let mut file_ranks: HashMap<&'a str, f64> = HashMap::with_capacity(nodes.len());
     let mut definition_ranks = Vec::new();
     let mut list = RankedList::new(files.len());
@@ -43,6 +46,11 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     let others = &request.other_rel_fnames;
     list.prepend_important_files(files, others, config.dialect, &file_ranks);
     list.move_anchors_to_front(&prep.forced, &file_ranks);
+    let timings = RankTimings {
+        pagerank: ranked - started,
+        list: ranked.elapsed(),
+        ..prep.timings
+    };
     Ranking {
         entries: list.entries,
         nodes,
@@ -51,6 +59,7 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
         personalization: prep.personalization,
         edge_count: prep.graph.edge_count,
         pagerank,
+        timings,
     }
 }
 
@@ -87,6 +96,8 @@ struct Prepared<'r, 'a> {
     file_pers: Vec<f64>,
     /// Files to force to the front (§7.1b), in anchor order, deduplicated.
     forced: Vec<&'a str>,
+    /// Time spent building the index and the graph.
+    timings: RankTimings,
 }
 
 impl<'a> Prepared<'_, 'a> {
@@ -122,12 +133,19 @@ fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepare
         .zip(&skip)
         .map(|(f, &s)| f.chat && !s)
         .collect();
+    let started = Instant::now();
     let index = TagIndex::build(files, &skip);
+    let indexed = Instant::now();
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
     let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
     let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config);
+    let timings = RankTimings {
+        index: indexed - started,
+        graph: indexed.elapsed(),
+        ..RankTimings::default()
+    };
     Prepared {
         files,
         index,
@@ -136,6 +154,7 @@ fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepare
         personalization,
         file_pers,
         forced: anchors.forced,
+        timings,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::budget::{Fitted, aider_search, strict_search};
 use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
-use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
+use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
@@ -39,16 +39,24 @@ impl RepoMap {
         let started = Instant::now();
         self.renderer.start_map();
         let admitted = self.admit(request);
+        let admitted_at = Instant::now();
         let (scanned, store_fallback) = self.scan(&admitted.present);
+        let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
         let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
         let ranking = rank(
             &rank_request(request, &admitted, &scanned, &rel_names),
             &self.config.rank,
         );
-        let t_fit = Instant::now();
+        let fit_started = Instant::now();
         let fitted = self.fit(&ranking, &rel_names.chat, budget);
-        tracing::debug!(fit = ?t_fit.elapsed(), entries = ranking.entries.len(), "map computed");
+        let timings = Timings {
+            admit: admitted_at - started,
+            scan: scanned_at - admitted_at,
+            rank: ranking.timings,
+            fit: fit_started.elapsed(),
+        };
+        tracing::debug!(?timings, entries = ranking.entries.len(), "map computed");
         let report = Arc::new(MapReport {
             budget,
             tokens: fitted.as_ref().map(|f| f.tokens),
@@ -58,6 +66,7 @@ impl RepoMap {
             scan: scanned.stats,
             store_fallback,
             elapsed: started.elapsed(),
+            timings,
         });
         match fitted {
             Some(f) if !f.text.is_empty() => Ok(MapOutput {
@@ -114,7 +123,6 @@ impl RepoMap {
         &self,
         files: &[(PathBuf, String)],
     ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
-        let started = Instant::now();
         let opened = open_store(&self.config.cache, &OpenOptions::default());
         let done = AtomicUsize::new(0);
         let total = files.len();
@@ -133,7 +141,6 @@ impl RepoMap {
             limits: self.config.limits,
         };
         let out = scan(&*opened.store, files, &options, &tick);
-        tracing::debug!(scan = ?started.elapsed(), "tags scanned");
         (out, opened.fallback)
     }
 

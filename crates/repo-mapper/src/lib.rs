@@ -49,11 +49,11 @@ mod walk;
 
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};
-pub use repo_mapper_rank::{PageRankParams, RankConfig, Stage};
+pub use repo_mapper_rank::{PageRankParams, RankConfig, RankTimings, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{CacheLocation, Problem, ScanStats, StoreFallback};
 pub use repo_mapper_tags::{CutShort, Limits};
-pub use request::{Anchors, MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
+pub use request::{Anchors, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
 pub use tokens::Tokenizer;
 pub use walk::list_files;
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use repo_mapper_rank::Stage;
+use repo_mapper_rank::{RankTimings, Stage};
 use repo_mapper_store::{ScanStats, StoreFallback};
 
 /// One map's input: the files, what the conversation mentions, and the anchors.
@@ -183,6 +183,22 @@ pub struct MapReport {
     pub store_fallback: Option<StoreFallback>,
     /// Time the computation took.
     pub elapsed: Duration,
+    /// Where that time went, step by step.
+    pub timings: Timings,
+}
+
+/// Where one computation spent its time, a field per pipeline step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Timings {
+    /// Checking every file against the root (one `lstat` each).
+    pub admit: Duration,
+    /// The tag scan: stat, store reads, extraction of changed files, write-back.
+    pub scan: Duration,
+    /// The ranking: index, graph, PageRank, the ranked list.
+    pub rank: RankTimings,
+    /// Rendering and counting candidate maps until the largest that fits is found.
+    pub fit: Duration,
 }
 
 /// One entry of the ranked list, as data (for `--format json` and the parity harness).
