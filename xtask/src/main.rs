@@ -7,12 +7,14 @@
 //! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
 //!   with hostile input (issue 12).
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
+//! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
 
 mod corpus;
 mod fuzz;
 mod lexers;
 mod lint;
 mod parity;
+mod scale;
 mod vendor;
 
 use std::path::{Path, PathBuf};
@@ -66,6 +68,9 @@ commands:
                                  into queries/pygments/ (--check: fail when they differ)
   snapshots                      regenerate the insta snapshots (cargo insta semantics, no cargo-insta needed)
   bench                          run the benchmarks; the store's on the Django sdist (fetched from PyPI)
+  bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
+                                 the whole binary cold and warm on a large repository: wall time,
+                                 peak RSS, store size, per-step times (and stock Aider on Django)
   parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;
                                  --gate fails on a parity regression (see docs/parity.md)
     --corpus                     on the real projects of `cargo xtask corpus` instead
@@ -103,6 +108,11 @@ pub(crate) fn workspace_root() -> PathBuf {
 /// Fetches the benchmark corpus (the corpus project `py-django`, a real 3,000-file Python
 /// tree) and runs every benchmark.
 fn bench(rest: &[String]) -> Result<()> {
+    if let Some((first, args)) = rest.split_first()
+        && first == "scale"
+    {
+        return scale::run(args);
+    }
     let root = workspace_root();
     let tree = corpus::project_root("py-django")?;
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))

@@ -1,0 +1,407 @@
+//! `cargo xtask bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]`:
+//! the whole `repo-mapper` process on a large repository, cold then warm (issue 14).
+//!
+//! Fetches the repository (Debian's `linux-source-6.1`, the Django 5.2 sdist from PyPI)
+//! under `target/corpus/scale/`, builds the release binary, runs it once with an empty tag
+//! cache and `--runs` times warm (median reported), and prints wall time, peak RSS, the
+//! store's size and the per-step times the binary reports in `--format json` (`timings`);
+//! "outside the map" is the rest of the process (start-up, the walk, printing, exit). On
+//! Django it also times stock Aider 0.86.2 in-process (`xtask/python/aider_scale.py`, in the
+//! parity virtual environment) in the same run, and prints the ratios. Writes
+//! `target/bench-scale/<repo>.json`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use serde_json::Value;
+
+use crate::workspace_root;
+
+/// What `bench scale` was asked to do.
+struct Options {
+    repo: String,
+    runs: usize,
+    budget: usize,
+    aider: bool,
+}
+
+/// One process run: wall time, peak RSS and the binary's JSON report.
+struct Run {
+    wall: Duration,
+    peak_rss_kb: u64,
+    report: Value,
+}
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let options = parse_args(args)?;
+    let root = repository(&options.repo)?;
+    let binary = build_release()?;
+    let out_dir = workspace_root().join("target/bench-scale");
+    let cache = out_dir.join(format!("cache-{}", name_of(&options.repo)));
+    fs::create_dir_all(&out_dir)?;
+    if cache.exists() {
+        fs::remove_dir_all(&cache)?;
+    }
+    eprintln!(
+        "scale: {} (cold, then {} warm runs)",
+        root.display(),
+        options.runs
+    );
+    let cold = run_map(&binary, &root, &cache, options.budget)?;
+    let store_bytes = dir_size(&cache);
+    let mut warm: Vec<Run> = (0..options.runs)
+        .map(|_| run_map(&binary, &root, &cache, options.budget))
+        .collect::<Result<_>>()?;
+    warm.sort_by_key(|r| r.wall);
+    let median = &warm[warm.len() / 2];
+    print_table(&cold, median, store_bytes);
+    let aider = if options.aider && options.repo == "django" {
+        Some(time_aider(&root, &binary, options.budget, options.runs)?)
+    } else {
+        None
+    };
+    if let Some(aider) = &aider {
+        print_aider(aider, &cold, median);
+    }
+    let artifact = serde_json::json!({
+        "repository": root.display().to_string(),
+        "budget": options.budget,
+        "machine": machine(),
+        "cold": run_json(&cold),
+        "warm": warm.iter().map(run_json).collect::<Vec<_>>(),
+        "store_bytes": store_bytes,
+        "aider": aider,
+    });
+    let path = out_dir.join(format!("{}.json", name_of(&options.repo)));
+    fs::write(&path, serde_json::to_string_pretty(&artifact)?)?;
+    eprintln!("scale: artifact {}", path.display());
+    Ok(())
+}
+
+fn parse_args(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        repo: "django".into(),
+        runs: 3,
+        budget: 1024,
+        aider: true,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().with_context(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--repo" => options.repo = value()?.clone(),
+            "--runs" => options.runs = value()?.parse().context("--runs")?,
+            "--budget" => options.budget = value()?.parse().context("--budget")?,
+            "--no-aider" => options.aider = false,
+            other => bail!("unknown argument `{other}`"),
+        }
+    }
+    ensure!(options.runs > 0, "--runs must be at least 1");
+    Ok(options)
+}
+
+fn name_of(repo: &str) -> String {
+    match repo {
+        "linux" | "django" => repo.to_owned(),
+        path => Path::new(path)
+            .file_name()
+            .map_or("repo".into(), |n| n.to_string_lossy().into_owned()),
+    }
+}
+
+/// The repository's root, fetched on first use.
+fn repository(repo: &str) -> Result<PathBuf> {
+    let dir = workspace_root().join("target/corpus/scale");
+    match repo {
+        "django" => fetch_django(&dir.join("django-5.2")),
+        "linux" => fetch_linux(&dir.join("linux-6.1")),
+        path => {
+            let path = PathBuf::from(path);
+            ensure!(path.is_dir(), "{} is not a directory", path.display());
+            Ok(path.canonicalize()?)
+        }
+    }
+}
+
+fn fetch_django(dir: &Path) -> Result<PathBuf> {
+    let root = dir.join("Django-5.2");
+    if root.is_dir() {
+        return Ok(root);
+    }
+    fs::create_dir_all(dir)?;
+    run_cmd(
+        Command::new(crate::python())
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary=:all:",
+            ])
+            .args(["--disable-pip-version-check", "Django==5.2", "-d"])
+            .arg(dir),
+    )?;
+    // PyPI names it `Django-5.2.tar.gz` (older sdists were lower-case).
+    let sdist = fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.to_string_lossy()
+                .to_lowercase()
+                .ends_with("django-5.2.tar.gz")
+        })
+        .context("pip download left no Django 5.2 sdist")?;
+    run_cmd(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(&sdist)
+            .arg("-C")
+            .arg(dir),
+    )?;
+    ensure!(root.is_dir(), "{} is not in the sdist", root.display());
+    Ok(root)
+}
+
+/// Debian bookworm's `linux-source-6.1` (the tarball inside the package, unpacked).
+fn fetch_linux(dir: &Path) -> Result<PathBuf> {
+    let root = dir.join("linux-source-6.1");
+    if root.is_dir() {
+        return Ok(root);
+    }
+    fs::create_dir_all(dir)?;
+    run_cmd(
+        Command::new("apt-get")
+            .current_dir(dir)
+            .args(["download", "linux-source-6.1=6.1.170-3"]),
+    )?;
+    let deb = fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "deb"))
+        .context("apt-get download left no .deb")?;
+    let unpacked = dir.join("deb");
+    run_cmd(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&unpacked))?;
+    let tarball = unpacked.join("usr/src/linux-source-6.1.tar.xz");
+    run_cmd(
+        Command::new("tar")
+            .arg("-xJf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(dir),
+    )?;
+    fs::remove_dir_all(&unpacked)?;
+    Ok(root)
+}
+
+fn build_release() -> Result<PathBuf> {
+    let root = workspace_root();
+    run_cmd(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(&root)
+            .args(["build", "--release", "--quiet", "-p", "repo-mapper-cli"]),
+    )?;
+    Ok(root.join("target/release/repo-mapper"))
+}
+
+/// One whole-process run of the binary, with its peak RSS (from `wait4`).
+fn run_map(binary: &Path, root: &Path, cache: &Path, budget: usize) -> Result<Run> {
+    let started = Instant::now();
+    let child = Command::new(binary)
+        .arg(root)
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(["--format", "json", "-t", &budget.to_string()])
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting repo-mapper")?;
+    let (stdout, peak_rss_kb) = wait_with_rusage(child)?;
+    let wall = started.elapsed();
+    let report: Value = serde_json::from_slice(&stdout).context("repo-mapper's JSON")?;
+    Ok(Run {
+        wall,
+        peak_rss_kb,
+        report,
+    })
+}
+
+/// The child's stdout and peak RSS in KiB; fails unless it exits 0.
+fn wait_with_rusage(mut child: std::process::Child) -> Result<(Vec<u8>, u64)> {
+    use std::io::Read;
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .context("piped stdout")?
+        .read_to_end(&mut stdout)?;
+    let pid = i32::try_from(child.id())?;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for; the pointers are to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    ensure!(
+        waited == pid,
+        "wait4 failed: {}",
+        std::io::Error::last_os_error()
+    );
+    ensure!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "repo-mapper failed (status {status})"
+    );
+    Ok((stdout, u64::try_from(usage.ru_maxrss).unwrap_or(0)))
+}
+
+/// The steps of the binary's `timings`, in pipeline order.
+const STEPS: [&str; 7] = ["admit", "scan", "index", "graph", "pagerank", "list", "fit"];
+
+fn ms(report: &Value, step: &str) -> f64 {
+    report["timings"][format!("{step}_ms")]
+        .as_f64()
+        .unwrap_or(0.0)
+}
+
+fn print_table(cold: &Run, warm: &Run, store_bytes: u64) {
+    println!("{:<22} {:>12} {:>12}", "", "cold", "warm (median)");
+    let row = |what: &str, c: f64, w: f64| println!("{what:<22} {c:>12.3} {w:>12.3}");
+    row("wall (s)", cold.wall.as_secs_f64(), warm.wall.as_secs_f64());
+    let outside = |r: &Run| r.wall.as_secs_f64() - ms(&r.report, "total") / 1000.0;
+    row("  outside the map (s)", outside(cold), outside(warm));
+    for step in STEPS {
+        row(
+            &format!("  {step} (s)"),
+            ms(&cold.report, step) / 1000.0,
+            ms(&warm.report, step) / 1000.0,
+        );
+    }
+    let gib = |kb: u64| kb as f64 / (1024.0 * 1024.0);
+    row(
+        "peak RSS (GiB)",
+        gib(cold.peak_rss_kb),
+        gib(warm.peak_rss_kb),
+    );
+    let scan = |r: &Run, k: &str| r.report["scan"][k].as_u64().unwrap_or(0) as f64;
+    row("files", scan(cold, "files"), scan(warm, "files"));
+    row("parsed", scan(cold, "parsed"), scan(warm, "parsed"));
+    println!("store: {:.1} MiB", store_bytes as f64 / (1024.0 * 1024.0));
+}
+
+fn run_json(run: &Run) -> Value {
+    serde_json::json!({
+        "wall_s": run.wall.as_secs_f64(),
+        "peak_rss_kb": run.peak_rss_kb,
+        "timings": run.report["timings"],
+        "scan": run.report["scan"],
+    })
+}
+
+/// Stock Aider's cold and warm `get_repo_map` on the files repo-mapper's walk lists.
+fn time_aider(root: &Path, binary: &Path, budget: usize, runs: usize) -> Result<Value> {
+    let out_dir = workspace_root().join("target/bench-scale");
+    let files = list_files(binary, root)?;
+    let list = out_dir.join("aider-files.txt");
+    fs::write(&list, files.join("\n"))?;
+    let out = out_dir.join("aider.json");
+    let venv_python = workspace_root().join("target/parity/venv/bin/python");
+    ensure!(
+        venv_python.is_file(),
+        "no parity environment: run `cargo xtask parity` once (it installs aider-chat 0.86.2)"
+    );
+    eprintln!(
+        "scale: stock Aider 0.86.2 in-process, {} files",
+        files.len()
+    );
+    run_cmd(
+        Command::new(venv_python)
+            .arg(workspace_root().join("xtask/python/aider_scale.py"))
+            .arg(root)
+            .arg(&list)
+            .arg(budget.to_string())
+            .arg(runs.to_string())
+            .arg(&out),
+    )?;
+    Ok(serde_json::from_str(&fs::read_to_string(&out)?)?)
+}
+
+/// The files of repo-mapper's walk, relative to `root` (from the JSON of a map with every
+/// file listed).
+fn list_files(binary: &Path, root: &Path) -> Result<Vec<String>> {
+    let output = Command::new(binary)
+        .arg(root)
+        .args(["--no-cache", "--format", "json", "-t", "100000"])
+        .output()
+        .context("listing files with repo-mapper")?;
+    let report: Value = serde_json::from_slice(&output.stdout)?;
+    let mut files: Vec<String> = report["entries"]
+        .as_array()
+        .context("entries")?
+        .iter()
+        .filter_map(|e| e["file"].as_str().map(str::to_owned))
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn print_aider(aider: &Value, cold: &Run, warm: &Run) {
+    let cold_s = aider["cold_s"].as_f64().unwrap_or(f64::NAN);
+    let mut warm_s: Vec<f64> = aider["warm_s"]
+        .as_array()
+        .map(|v| v.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    warm_s.sort_by(f64::total_cmp);
+    let aider_warm = warm_s.get(warm_s.len() / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "stock Aider 0.86.2 (in-process get_repo_map): cold {cold_s:.2} s, warm {aider_warm:.2} s"
+    );
+    println!(
+        "Aider / repo-mapper (whole process): cold {:.1}x, warm {:.1}x",
+        cold_s / cold.wall.as_secs_f64(),
+        aider_warm / warm.wall.as_secs_f64()
+    );
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.metadata() {
+                Ok(m) if m.is_dir() => stack.push(entry.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
+fn machine() -> Value {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let mem_kb = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        })
+        .unwrap_or(0);
+    serde_json::json!({ "cores": cores, "memory_gib": mem_kb / (1024 * 1024) })
+}
+
+fn run_cmd(cmd: &mut Command) -> Result<()> {
+    let status = cmd
+        .status()
+        .with_context(|| format!("running {:?}", cmd.get_program()))?;
+    ensure!(
+        status.success(),
+        "{:?} failed ({status})",
+        cmd.get_program()
+    );
+    Ok(())
+}
