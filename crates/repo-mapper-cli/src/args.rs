@@ -78,7 +78,8 @@ pub(crate) struct Cli {
     #[arg(short = 'v', long)]
     pub verbose: bool,
 
-    /// A progress bar on stderr while files are scanned, and the elapsed time at the end.
+    /// A progress bar on stderr while files are parsed (shown anyway on a terminal when
+    /// 1,000 or more must be), and the elapsed time at the end.
     #[arg(short = 'p', long)]
     pub progress: bool,
 

@@ -93,7 +93,7 @@ fn clap_failure(err: &clap::Error) -> ExitCode {
 fn run(settings: Settings) -> Result<(), Failure> {
     let started = Instant::now();
     let mut map = RepoMap::new(settings.config.clone());
-    let bar = ProgressBar::new(settings.progress, settings.request.other_files.len());
+    let bar = ProgressBar::new(settings.progress);
     let bar_ref = bar.clone();
     map.set_progress(move |p| bar_ref.update(p));
     let result = map.map(&settings.request);

@@ -53,7 +53,7 @@ fn main() {
         let t = Instant::now();
         let opened = open_store(&CacheLocation::Dir(dir.clone()), &OpenOptions::default());
         assert!(opened.fallback.is_none());
-        let out = scan(&*opened.store, &files, &ScanOptions::default(), &|| {});
+        let out = scan(&*opened.store, &files, &ScanOptions::default(), &|_| {});
         drop(opened);
         let e = t.elapsed();
         assert_eq!(out.stats.misses, files.len() - out.stats.errors);
@@ -78,7 +78,7 @@ fn main() {
         .sum();
     let warm_scan = median(runs * 2, || {
         let t = Instant::now();
-        let out = scan(&*opened.store, &files, &ScanOptions::default(), &|| {});
+        let out = scan(&*opened.store, &files, &ScanOptions::default(), &|_| {});
         let e = t.elapsed();
         assert_eq!(out.stats.hits, files.len() - out.stats.errors);
         e

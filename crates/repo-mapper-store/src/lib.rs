@@ -31,10 +31,10 @@
 //! let opened = open_store(&location, &OpenOptions::default());
 //! assert!(opened.fallback.is_none());
 //! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(&root), ..Default::default() };
-//! let cold = scan(&*opened.store, &files, &opts, &|| {});
+//! let cold = scan(&*opened.store, &files, &opts, &|_| {});
 //! assert_eq!((cold.stats.hits, cold.stats.misses), (0, 1));
 //! assert!(cold.tags[0].iter().any(|t| t.name == "main"));
-//! let warm = scan(&*opened.store, &files, &opts, &|| {});
+//! let warm = scan(&*opened.store, &files, &opts, &|_| {});
 //! assert_eq!((warm.stats.hits, warm.stats.misses), (1, 0));
 //! drop(opened); // releases the store's lock for other processes
 //! std::fs::remove_dir_all(&root)?;
@@ -48,7 +48,7 @@ mod scan;
 mod store;
 
 pub use codec::{FORMAT, FileKey, Note};
-pub use scan::{Problem, ScanOptions, ScanOutput, ScanStats, entry_key, scan};
+pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, entry_key, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, SledStore,
     StoreFallback, TagStore, open_store, store_dir_name,

@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -123,9 +124,24 @@ enum Outcome {
     },
 }
 
+/// How far a [`scan`] is in reading the files the store cannot vouch for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScanProgress {
+    /// Files read (and parsed, unless their content hash matched the store) so far.
+    pub read: usize,
+    /// Files to read: new, or changed since the store saw them (0 on a warm run).
+    pub to_read: usize,
+}
+
 /// Returns the tags of `files` (each `(absolute path, path relative to the root)`): from
 /// `store` where the file is unchanged, else extracted (in parallel) and written back in
-/// batches. `progress` is called once per file done, from any thread.
+/// batches.
+///
+/// Two passes: every file is first checked against the store by `stat` alone; then the
+/// files it cannot vouch for are read, and parsed unless their content hash matches.
+/// `progress` is called once when the second pass starts (`read` 0, so a caller knows how
+/// much parsing is ahead before any happens) and once per file read, from any thread.
 ///
 /// Never fails: unreadable files get no tags and count as errors; a store that cannot be
 /// written only logs (once); a store found damaged while reading is reset and refilled
@@ -134,17 +150,14 @@ pub fn scan(
     store: &dyn TagStore,
     files: &[(PathBuf, String)],
     opts: &ScanOptions<'_>,
-    progress: &(dyn Fn() + Sync),
+    progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> ScanOutput {
     let started = SystemTime::now();
-    let outcomes: Vec<Outcome> = files
+    let checked: Vec<Checked> = files
         .par_iter()
-        .map(|(fname, rel)| {
-            let outcome = scan_one(store, fname, rel, opts, started);
-            progress();
-            outcome
-        })
+        .map(|(fname, rel)| check(store, fname, rel, opts, started))
         .collect();
+    let outcomes = read_unvouched(checked, opts, progress);
     let rebuild = store.is_damaged() && reset(store);
     let mut out = ScanOutput {
         stats: ScanStats {
@@ -169,6 +182,33 @@ pub fn scan(
         "tag scan done"
     );
     out
+}
+
+/// The second pass of [`scan`]: reads (in parallel) every file the first left unvouched;
+/// every file's outcome, in order.
+fn read_unvouched(
+    checked: Vec<Checked>,
+    opts: &ScanOptions<'_>,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+) -> Vec<Outcome> {
+    let to_read = checked
+        .iter()
+        .filter(|c| matches!(c, Checked::Unvouched(_)))
+        .count();
+    progress(ScanProgress { read: 0, to_read });
+    let read = AtomicUsize::new(0);
+    checked
+        .into_par_iter()
+        .map(|c| match c {
+            Checked::Done(outcome) => outcome,
+            Checked::Unvouched(file) => {
+                let outcome = file.read(opts);
+                let read = read.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(ScanProgress { read, to_read });
+                outcome
+            }
+        })
+        .collect()
 }
 
 /// Resets a damaged store; whether it is usable again (else it is left for this run).
@@ -250,21 +290,38 @@ fn write_back(
     let _ = store.flush();
 }
 
-/// One file: stored tags when stat (or, failing that, the content hash) shows it
-/// unchanged, else a fresh extraction.
-fn scan_one(
+/// A file after the first pass of [`scan`].
+enum Checked {
+    /// Its outcome is known: skipped, unreadable, or vouched for by `stat`.
+    Done(Outcome),
+    /// It must be read: new, changed, or racy.
+    Unvouched(Unvouched),
+}
+
+/// What the second pass needs of a file the store could not vouch for.
+struct Unvouched {
+    lang: Language,
+    fname: PathBuf,
+    stat: Stat,
+    names: Names,
+    stored: Option<Vec<u8>>,
+}
+
+/// First pass, one file: its outcome if `stat` and the store settle it, else what reading
+/// it needs.
+fn check(
     store: &dyn TagStore,
     fname: &Path,
     rel: &str,
     opts: &ScanOptions<'_>,
     started: SystemTime,
-) -> Outcome {
+) -> Checked {
     let Some(lang) = Language::for_path(fname, opts.dialect) else {
-        return Outcome::Skipped;
+        return Checked::Done(Outcome::Skipped);
     };
     let stat = match Stat::of(fname, started) {
         Ok(stat) => stat,
-        Err(why) => return Outcome::Error(why),
+        Err(why) => return Checked::Done(Outcome::Error(why)),
     };
     let names = Names {
         rel: Arc::from(rel),
@@ -275,17 +332,34 @@ fn scan_one(
         .as_deref()
         .and_then(|e| trusted_by_stat(e, &stat, &names))
     {
-        return hit;
+        return Checked::Done(hit);
     }
-    let bytes = match std::fs::read(fname) {
-        Ok(b) => b,
-        Err(e) => return Outcome::Error(e.to_string()),
-    };
-    let key = stat.key_of(&bytes);
-    if let Some(hit) = stored.and_then(|e| confirmed_by_hash(e, &key, &names)) {
-        return hit;
+    Checked::Unvouched(Unvouched {
+        lang,
+        fname: fname.to_owned(),
+        stat,
+        names,
+        stored,
+    })
+}
+
+impl Unvouched {
+    /// Second pass, one file: the stored tags if the content hash matches, else a fresh
+    /// extraction.
+    fn read(self, opts: &ScanOptions<'_>) -> Outcome {
+        let bytes = match std::fs::read(&self.fname) {
+            Ok(b) => b,
+            Err(e) => return Outcome::Error(e.to_string()),
+        };
+        let key = self.stat.key_of(&bytes);
+        if let Some(hit) = self
+            .stored
+            .and_then(|e| confirmed_by_hash(e, &key, &self.names))
+        {
+            return hit;
+        }
+        extract(self.lang, bytes, key, self.names, opts)
     }
-    extract(lang, bytes, key, names, opts)
 }
 
 /// A file's names, as its tags carry them.

@@ -14,7 +14,7 @@ fn run(
     store: &dyn TagStore,
     files: &[(std::path::PathBuf, String)],
 ) -> repo_mapper_store::ScanOutput {
-    scan(store, files, &ScanOptions::default(), &|| {})
+    scan(store, files, &ScanOptions::default(), &|_| {})
 }
 
 #[test]
@@ -43,7 +43,7 @@ fn a_cut_short_file_is_reported_on_every_run() {
         ..ScanOptions::default()
     };
     for _ in 0..2 {
-        let out = scan(&store, &files, &opts, &|| {});
+        let out = scan(&store, &files, &opts, &|_| {});
         assert_eq!(out.problems, [(0, Problem::CutShort(CutShort::Parse))]);
     }
 }

@@ -22,7 +22,7 @@ fn this_second() -> SystemTime {
 }
 
 fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {
-    scan(store, files, &ScanOptions::default(), &|| {})
+    scan(store, files, &ScanOptions::default(), &|_| {})
 }
 
 fn defs(out: &ScanOutput) -> Vec<String> {

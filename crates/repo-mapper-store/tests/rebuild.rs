@@ -69,16 +69,16 @@ fn a_damaged_store_is_rebuilt_once_from_the_scan() {
         damaged: AtomicBool::new(false),
     };
     let opts = ScanOptions::default();
-    let first = scan(&store, &files, &opts, &|| {});
+    let first = scan(&store, &files, &opts, &|_| {});
     assert_eq!(first.stats.misses, 50);
 
     store.damaged.store(true, Ordering::Relaxed);
-    let damaged = scan(&store, &files, &opts, &|| {});
+    let damaged = scan(&store, &files, &opts, &|_| {});
     assert!(damaged.stats.rebuilt);
     assert_eq!(damaged.tags, first.tags);
     assert!(!store.is_damaged());
 
-    let after = scan(&store, &files, &opts, &|| {});
+    let after = scan(&store, &files, &opts, &|_| {});
     assert!(!after.stats.rebuilt);
     assert_eq!((after.stats.hits, after.stats.misses), (50, 0));
     assert_eq!(after.tags, first.tags);

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use repo_mapper_store::{
-    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, StoreFallback, TagStore,
-    open_store, scan, store_dir_name,
+    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, ScanProgress, StoreFallback,
+    TagStore, open_store, scan, store_dir_name,
 };
 use repo_mapper_tags::{Dialect, Tag};
 
@@ -46,7 +46,7 @@ impl Repo {
 }
 
 fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {
-    scan(store, files, &ScanOptions::default(), &|| {})
+    scan(store, files, &ScanOptions::default(), &|_| {})
 }
 
 fn names(tags: &[Vec<Tag>]) -> Vec<Vec<String>> {
@@ -151,8 +151,8 @@ fn dialects_are_stored_apart() {
         dialect,
         ..ScanOptions::default()
     };
-    let d = scan(&*s.store, &files, &with(Dialect::Default), &|| {});
-    let a = scan(&*s.store, &files, &with(Dialect::Aider), &|| {});
+    let d = scan(&*s.store, &files, &with(Dialect::Default), &|_| {});
+    let a = scan(&*s.store, &files, &with(Dialect::Aider), &|_| {});
     assert_eq!(
         a.stats.misses, 1,
         "the aider dialect does not read default-dialect tags"
@@ -337,7 +337,7 @@ fn removed_files_are_pruned() {
             prune_under: Some(repo.root()),
             ..ScanOptions::default()
         },
-        &|| {},
+        &|_| {},
     );
     assert_eq!(out.stats.pruned, 1);
     assert_eq!(s.store.keys().len(), 1);
@@ -352,7 +352,7 @@ fn removed_files_are_pruned() {
             prune_under: Some(repo.root()),
             ..ScanOptions::default()
         },
-        &|| {},
+        &|_| {},
     );
     assert_eq!((out.stats.pruned, s.store.keys().len()), (0, 2));
 }
@@ -405,7 +405,7 @@ fn full_disk_still_yields_the_tags() {
             prune_under: Some(repo.root()),
             ..ScanOptions::default()
         },
-        &|| {},
+        &|_| {},
     );
     assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
 }
@@ -419,20 +419,23 @@ fn no_cache_means_memory() {
     assert!(!repo.root().join(".repo-mapper").exists());
 }
 
+/// Progress says how many files must be read before any is (a caller shows a bar only
+/// when there is parsing ahead), then counts them; a warm scan has nothing to read.
 #[test]
-fn progress_is_reported_once_per_file() {
+fn progress_announces_the_files_to_read_then_counts_them() {
     let repo = Repo::new();
     repo.write("a.py", A);
     repo.write("b.py", B);
-    let n = std::sync::atomic::AtomicUsize::new(0);
     let s = MemoryStore::new();
-    scan(
-        &s,
-        &repo.files(&["a.py", "b.py", "c.txt"]),
-        &ScanOptions::default(),
-        &|| {
-            n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        },
-    );
-    assert_eq!(n.into_inner(), 3);
+    let files = repo.files(&["a.py", "b.py", "c.txt"]);
+    let events = std::sync::Mutex::new(Vec::new());
+    let record = |p: ScanProgress| events.lock().unwrap().push((p.read, p.to_read));
+    scan(&s, &files, &ScanOptions::default(), &record);
+    let mut seen = std::mem::take(&mut *events.lock().unwrap());
+    assert_eq!(seen[0], (0, 2), "announced first: c.txt has no language");
+    seen.sort();
+    assert_eq!(seen, [(0, 2), (1, 2), (2, 2)]);
+    // Repo::write back-dates files: the store now vouches for both by stat alone.
+    scan(&s, &files, &ScanOptions::default(), &record);
+    assert_eq!(*events.lock().unwrap(), [(0, 0)]);
 }

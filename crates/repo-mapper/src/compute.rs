@@ -4,12 +4,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank};
 use repo_mapper_render::{MapItem, Renderer};
-use repo_mapper_store::{OpenOptions, Problem, ScanOptions, ScanOutput, open_store, scan};
+use repo_mapper_store::{
+    OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, open_store, scan,
+};
 use repo_mapper_tags::Dialect;
 
 use crate::budget::{Fitted, aider_search, strict_search};
@@ -124,12 +125,12 @@ impl RepoMap {
         files: &[(PathBuf, String)],
     ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
         let opened = open_store(&self.config.cache, &OpenOptions::default());
-        let done = AtomicUsize::new(0);
-        let total = files.len();
-        let tick = || {
-            let done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        let tick = |p: ScanProgress| {
             if let Some(progress) = &self.progress {
-                progress(Progress { done, total });
+                progress(Progress {
+                    done: p.read,
+                    total: p.to_read,
+                });
             }
         };
         let options = ScanOptions {

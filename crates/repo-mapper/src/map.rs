@@ -15,13 +15,16 @@ use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 /// cache is unbounded; a long session must not grow with every chat-file combination.
 const MAP_CACHE_ENTRIES: usize = 32;
 
-/// Progress of the tag scan, reported to [`RepoMap::set_progress`]'s callback.
+/// Progress of the tag scan's reading and parsing, reported to
+/// [`RepoMap::set_progress`]'s callback: once with `done` 0 before any file is read (so a
+/// caller knows how much parsing is ahead), then once per file, from any thread. Files
+/// the tag store vouches for by `stat` are not counted: a warm run reports `total` 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Progress {
-    /// Files scanned so far.
+    /// Files read (and parsed unless unchanged) so far.
     pub done: usize,
-    /// Files to scan.
+    /// Files to read: new, or changed since the store saw them.
     pub total: usize,
 }
 
@@ -107,7 +110,7 @@ impl RepoMap {
         &self.config
     }
 
-    /// Calls `f` as files are scanned (from any thread).
+    /// Calls `f` as files are read and parsed (see [`Progress`]).
     pub fn set_progress(&mut self, f: impl Fn(Progress) + Send + Sync + 'static) {
         self.progress = Some(Box::new(f));
     }
