@@ -504,26 +504,29 @@ fn captures_by_name<'t>(
     let mut cursor = unsafe { QueryCursor::from_raw(raw) };
     cursor.set_max_start_depth(bounds.max_start_depth);
     let out_of_time = Cell::new(false);
-    let mut check = |_: &QueryCursorState| {
+    // Whether the deadline has passed; the first time it has, the cursor is told to stop.
+    let expired = || {
         let expired = deadline.expired();
         if expired && !out_of_time.replace(true) {
-            // The callback's `true` only pauses tree-sitter's capture iterator, which goes
-            // on walking while finished matches wait for unfinished ones, each step costing
-            // a scan of every waiting match (a fuzzed Julia file ran 3 s past a 1 s limit,
-            // 10,000 nested Elm `let`s 5 s). So: no new match may start, and the range
-            // moves past the end of the file, which makes the iterator drop every capture
-            // still held and return at the next check.
-            // SAFETY: `raw` is the live cursor (see above); tree-sitter reads these fields
-            // afresh at every step, and nothing else touches the cursor meanwhile.
-            unsafe {
-                tree_sitter::ffi::ts_query_cursor_set_max_start_depth(raw, 0);
-                tree_sitter::ffi::ts_query_cursor_set_byte_range(raw, u32::MAX, u32::MAX);
-            }
+            // SAFETY: `raw` is the live cursor (see above), and tree-sitter is between
+            // steps whenever this runs (in its progress callback, or in the binding's
+            // predicate check between two `next_capture` calls).
+            unsafe { stop_cursor(raw, query.raw.0, root) };
         }
         expired
     };
+    let mut check = |_: &QueryCursorState| expired();
     let options = QueryCursorOptions::new().progress_callback(&mut check);
-    let mut captures = cursor.captures_with_options(&query.query, root, source, options);
+    // The binding checks text predicates (`#eq?`) itself and, when one fails, asks for the
+    // next capture without returning here: a query whose predicates fail thousands of
+    // times (a fuzzed HCL file, 9,600 attributes in one block) would spin there past any
+    // deadline. Every predicate reads node text through this provider, which watches the
+    // clock too.
+    let text = |node: Node<'_>| {
+        expired();
+        std::iter::once(&source[node.byte_range()])
+    };
+    let mut captures = cursor.captures_with_options(&query.query, root, text, options);
     let mut taken = 0u32;
     while let Some((m, index)) = captures.next() {
         // Each capture taken can cost a scan of every pending match (tree-sitter's
@@ -543,6 +546,31 @@ fn captures_by_name<'t>(
         groups.repeat_last_nodes();
     }
     (groups.groups, out_of_time.get())
+}
+
+/// Stops the query cursor `raw` (running `query` on `root`): it is reset, which drops
+/// every match under way and every capture it holds, and may start no match, so the
+/// capture iterator returns at once. (The progress callback's `true` only pauses
+/// tree-sitter's capture iterator, which goes on walking while finished matches wait for
+/// unfinished ones, each step a scan of every waiting match: a fuzzed Julia file ran 3 s
+/// past a 1 s limit, 10,000 nested Elm `let`s 5 s. Making it skip what it holds instead,
+/// by moving the cursor's range, loops forever on a match of more than 4,095 captures,
+/// whose 12-bit consumed-capture count wraps: a fuzzed HCL block of 9,600 attributes.)
+///
+/// # Safety
+/// `raw` is a live query cursor that nothing else is using at the time, between two steps
+/// of tree-sitter's (its progress callback returns right after), and `query` the live
+/// query it runs.
+unsafe fn stop_cursor(
+    raw: *mut tree_sitter::ffi::TSQueryCursor,
+    query: *const tree_sitter::ffi::TSQuery,
+    root: Node<'_>,
+) {
+    // SAFETY: the caller's promise; `exec` only clears the cursor's lists and rewinds it.
+    unsafe {
+        tree_sitter::ffi::ts_query_cursor_exec(raw, query, root.into_raw());
+        tree_sitter::ffi::ts_query_cursor_set_max_start_depth(raw, 0);
+    }
 }
 
 /// Captured nodes grouped by capture, groups in order of first appearance, each node once

@@ -70,7 +70,19 @@ pub(crate) struct Compiled {
 pub(crate) struct TagQuery {
     pub query: Query,
     pub captures: Box<[Option<Capture>]>,
+    /// `query`'s C object, to reset a cursor running it (`extract::stop_cursor`).
+    pub raw: RawQuery,
 }
+
+/// A compiled query's C object, owned by its [`Query`] (the binding does not lend the
+/// pointer out, so [`TagQuery::compile`] takes it and rebuilds the `Query` around it).
+pub(crate) struct RawQuery(pub *const tree_sitter::ffi::TSQuery);
+
+// SAFETY: tree-sitter only reads a compiled query, from any thread; the pointer lives as
+// long as the `Query` beside it, and compiled queries live in statics.
+unsafe impl Send for RawQuery {}
+// SAFETY: as above.
+unsafe impl Sync for RawQuery {}
 
 impl TagQuery {
     /// Compiles `src` for `lang` against `language` and resolves its captures.
@@ -84,7 +96,10 @@ impl TagQuery {
             path: src.path,
             message,
         };
-        let query = Query::new(language, src.text).map_err(|e| error(e.to_string()))?;
+        let compiled = Query::new(language, src.text).map_err(|e| error(e.to_string()))?;
+        let raw = compiled.into_raw();
+        // SAFETY: `raw` is a query `into_raw` just gave up, compiled from `src.text`.
+        let query = unsafe { Query::from_raw(raw, src.text) }.map_err(|e| error(e.to_string()))?;
         let captures = query
             .capture_names()
             .iter()
@@ -96,7 +111,11 @@ impl TagQuery {
                 })
             })
             .collect::<Result<_, _>>()?;
-        Ok(TagQuery { query, captures })
+        Ok(TagQuery {
+            query,
+            captures,
+            raw: RawQuery(raw),
+        })
     }
 }
 
