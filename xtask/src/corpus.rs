@@ -287,7 +287,8 @@ fn fetch(p: &Project, dir: &Path) -> Result<()> {
     }
 }
 
-fn run_cmd(cmd: &mut Command) -> Result<()> {
+/// Runs `cmd`; fails unless it exits 0.
+pub(crate) fn run_cmd(cmd: &mut Command) -> Result<()> {
     let status = cmd
         .status()
         .with_context(|| format!("running {:?}", cmd.get_program()))?;

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
+use crate::corpus::run_cmd;
 use crate::workspace_root;
 
 /// What `bench scale` was asked to do.
@@ -392,16 +393,4 @@ fn machine() -> Value {
         })
         .unwrap_or(0);
     serde_json::json!({ "cores": cores, "memory_gib": mem_kb / (1024 * 1024) })
-}
-
-fn run_cmd(cmd: &mut Command) -> Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("running {:?}", cmd.get_program()))?;
-    ensure!(
-        status.success(),
-        "{:?} failed ({status})",
-        cmd.get_program()
-    );
-    Ok(())
 }
