@@ -301,7 +301,6 @@ enum Checked {
 /// What the second pass needs of a file the store could not vouch for.
 struct Unvouched {
     lang: Language,
-    fname: PathBuf,
     stat: Stat,
     names: Names,
     stored: Option<Vec<u8>>,
@@ -336,7 +335,6 @@ fn check(
     }
     Checked::Unvouched(Unvouched {
         lang,
-        fname: fname.to_owned(),
         stat,
         names,
         stored,
@@ -347,7 +345,7 @@ impl Unvouched {
     /// Second pass, one file: the stored tags if the content hash matches, else a fresh
     /// extraction.
     fn read(self, opts: &ScanOptions<'_>) -> Outcome {
-        let bytes = match std::fs::read(&self.fname) {
+        let bytes = match std::fs::read(&*self.names.abs) {
             Ok(b) => b,
             Err(e) => return Outcome::Error(e.to_string()),
         };
