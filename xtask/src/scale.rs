@@ -170,6 +170,7 @@ fn fetch_django(dir: &Path) -> Result<PathBuf> {
 fn fetch_linux(dir: &Path) -> Result<PathBuf> {
     let root = dir.join("linux-source-6.1");
     if root.is_dir() {
+        strip_debian_ignore(&root)?;
         return Ok(root);
     }
     fs::create_dir_all(dir)?;
@@ -193,7 +194,27 @@ fn fetch_linux(dir: &Path) -> Result<PathBuf> {
             .arg(dir),
     )?;
     fs::remove_dir_all(&unpacked)?;
+    strip_debian_ignore(&root)?;
     Ok(root)
+}
+
+/// Debian appends `/*` to the top-level `.gitignore` ("ignore everything at the top level,
+/// since it isn't included in our repository"), which would hide the whole tree from the
+/// walk; cut its packaging block so the tree is listed as upstream's is.
+fn strip_debian_ignore(root: &Path) -> Result<()> {
+    const MARKER: &str = "# Debian packaging";
+    let path = root.join(".gitignore");
+    let text = fs::read_to_string(&path).context("the kernel's .gitignore")?;
+    let Some(at) = text.find(MARKER) else {
+        return Ok(());
+    };
+    // The block starts with a lone `#` line just before the marker.
+    let start = text[..at]
+        .trim_end_matches('\n')
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    fs::write(&path, &text[..start])?;
+    Ok(())
 }
 
 fn build_release() -> Result<PathBuf> {
