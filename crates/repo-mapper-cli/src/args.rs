@@ -113,11 +113,39 @@ pub(crate) struct Cli {
     #[arg(long)]
     pub follow_external_symlinks: bool,
 
+    /// Files larger than SIZE bytes are not parsed, with one warning (default 1M; suffixes
+    /// K, M, G; `none`: no limit). The aider profile parses every file, as Aider does.
+    #[arg(long, value_name = "SIZE", value_parser = parse_file_size)]
+    pub max_filesize: Option<FileSize>,
+
     /// Seconds one file's tags may take (parse and query); a file that takes longer keeps
     /// the tags found so far, with a warning.
     #[arg(long, value_name = "SECS",
           default_value_t = Limits::DEFAULT_TIME_PER_FILE.as_secs_f64())]
     pub time_per_file: f64,
+}
+
+/// `--max-filesize`: a number of bytes, or no limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileSize(pub Option<u64>);
+
+/// `1048576`, `512K`, `1M`, `2G` (powers of 1,024), or `none`.
+fn parse_file_size(s: &str) -> Result<FileSize, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(FileSize(None));
+    }
+    let (digits, shift) = match s.as_bytes().last().map(u8::to_ascii_uppercase) {
+        Some(b'K') => (&s[..s.len() - 1], 10),
+        Some(b'M') => (&s[..s.len() - 1], 20),
+        Some(b'G') => (&s[..s.len() - 1], 30),
+        _ => (s, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 1M, 2G or none)"))?;
+    n.checked_mul(1 << shift)
+        .map(|n| FileSize(Some(n)))
+        .ok_or_else(|| format!("`{s}` is too large"))
 }
 
 /// `--format`.
@@ -170,3 +198,21 @@ macro_rules! value_enum {
 value_enum!(Refresh, Refresh::ALL, Refresh::name);
 value_enum!(Profile, PROFILES, repo_mapper::profile_name);
 value_enum!(Tokenizer, Tokenizer::ALL, Tokenizer::name);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_sizes_take_suffixes_and_none() {
+        assert_eq!(parse_file_size("1048576"), Ok(FileSize(Some(1 << 20))));
+        assert_eq!(parse_file_size("512K"), Ok(FileSize(Some(512 << 10))));
+        assert_eq!(parse_file_size("1m"), Ok(FileSize(Some(1 << 20))));
+        assert_eq!(parse_file_size("2G"), Ok(FileSize(Some(2 << 30))));
+        assert_eq!(parse_file_size("none"), Ok(FileSize(None)));
+        assert!(parse_file_size("1.5M").is_err());
+        assert!(parse_file_size("M").is_err());
+        assert!(parse_file_size("99999999999999999999G").is_err());
+        assert!(parse_file_size("17179869184G").is_err());
+    }
+}

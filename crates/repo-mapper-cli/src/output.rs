@@ -77,6 +77,7 @@ fn scan_json(report: &MapReport) -> serde_json::Value {
         "hash_hits": s.hash_hits,
         "parsed": s.misses,
         "skipped": s.skipped,
+        "too_large": s.too_large,
         "errors": s.errors,
     })
 }

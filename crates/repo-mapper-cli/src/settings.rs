@@ -56,6 +56,9 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
     config.tokenizer = cli.tokenizer.0;
     config.follow_external_symlinks = cli.follow_external_symlinks;
     config.limits = Limits::new(Duration::from_secs_f64(cli.time_per_file));
+    if let Some(size) = cli.max_filesize {
+        config.max_file_size = size.0;
+    }
     if cli.no_cache {
         config.cache = CacheLocation::Memory;
     } else if let Some(dir) = &cli.cache_dir {

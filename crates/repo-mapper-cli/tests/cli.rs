@@ -447,3 +447,56 @@ fn help_and_version_exit_zero() {
         .stdout(predicate::str::contains("--max-tokens"));
     cmd(r.path()).arg("--version").assert().success();
 }
+
+/// Issue 14: files over `--max-filesize` (default 1 MiB) are not parsed in the default
+/// profile, with one warning and a count in the JSON; `none` lifts the limit; the aider
+/// profile parses every file.
+#[test]
+fn files_over_the_size_limit_are_not_parsed_outside_the_aider_profile() {
+    let r = tempfile::tempdir().unwrap();
+    // One long string: parses in well under a second even unoptimised.
+    let big = format!(
+        "def generated_table():\n    return lookup_value()\n\nPAD = '{}'\n",
+        "a".repeat(1 << 20)
+    );
+    std::fs::write(r.path().join("big.py"), &big).unwrap();
+    std::fs::write(
+        r.path().join("small.py"),
+        "def lookup_value():\n    return generated_table()\n",
+    )
+    .unwrap();
+    let out = cmd(r.path()).args([".", "--no-cache"]).output().unwrap();
+    assert!(out.status.success());
+    let (map, err) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(!map.contains("def generated_table"), "{map}");
+    assert!(map.contains("def lookup_value"), "{map}");
+    assert_eq!(
+        err.trim(),
+        "WARN 1 file larger than 1 MiB not parsed (--max-filesize raises the limit)"
+    );
+    let json = stdout_of(cmd(r.path()).args([".", "--no-cache", "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["scan"]["too_large"], 1);
+    for args in [
+        ["--max-filesize", "none"],
+        ["--max-filesize", "2M"],
+        ["--profile", "aider"],
+    ] {
+        let out = cmd(r.path())
+            .args([".", "--no-cache"])
+            .args(args)
+            .output()
+            .unwrap();
+        let map = String::from_utf8(out.stdout).unwrap();
+        assert!(map.contains("def generated_table"), "{args:?}: {map}");
+        assert!(out.stderr.is_empty(), "{args:?}");
+    }
+    cmd(r.path())
+        .args([".", "--max-filesize", "lots"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a size"));
+}

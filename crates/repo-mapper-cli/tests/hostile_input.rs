@@ -112,7 +112,15 @@ fn a_deeply_nested_file_does_not_stall_the_map() {
         + "x();"
         + &"}".repeat(n);
     fs::write(root.join("deep.js"), deep).unwrap();
-    let out = run(&root, &["--no-cache", "--time-per-file", "1"], None);
+    // 1.6 MB: parsed (no size limit), so that the depth or the time bound stops it.
+    let args = [
+        "--no-cache",
+        "--time-per-file",
+        "1",
+        "--max-filesize",
+        "none",
+    ];
+    let out = run(&root, &args, None);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
     assert!(

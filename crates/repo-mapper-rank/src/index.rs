@@ -4,11 +4,12 @@
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
-use repo_mapper_tags::{Tag, TagKind};
+use repo_mapper_tags::{RefCounts, Tag, TagKind};
 
 use crate::FileTags;
 use crate::csr::{Csr, NONE};
 use crate::fxhash::FxHashMap;
+use crate::intern::Interned;
 
 /// A definition tag of one file: its identifier, line and index in the file's tag slice.
 #[derive(Debug, Clone, Copy)]
@@ -39,14 +40,17 @@ pub(crate) struct TagIndex<'a> {
 impl<'a> TagIndex<'a> {
     /// Indexes `files` in order. `skip[i]` files (duplicates) contribute nothing.
     pub fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
-        let mut builder = IndexBuilder::with_files(files.len());
+        let interned = Interned::build(files, skip);
+        let mut builder = IndexBuilder::with_idents(interned.names.len(), files.len());
         for (fi, file) in files.iter().enumerate() {
             builder.start_file();
             if !skip[fi] {
-                builder.add_file(fi as u32, file.tags);
+                let (tag_ids, ref_ids) = interned.file_ids(fi).split_at(file.tags.len());
+                builder.add_file(fi as u32, file.tags, tag_ids);
+                builder.add_counted_references(fi as u32, file.refs, ref_ids);
             }
         }
-        builder.finish()
+        builder.finish(interned)
     }
 
     /// Files defining `ident`, ascending.
@@ -70,9 +74,7 @@ impl<'a> TagIndex<'a> {
 
 /// The index under construction: `defines` and `references` as (identifier, file) pairs,
 /// `definitions` file by file.
-struct IndexBuilder<'a> {
-    names: Vec<&'a str>,
-    ids: FxHashMap<&'a str, u32>,
+struct IndexBuilder {
     def_order: Vec<u32>,
     /// Per identifier: the last file that defined it, or [`NONE`].
     last_def_file: Vec<u32>,
@@ -87,14 +89,12 @@ struct IndexBuilder<'a> {
     file_defs: Vec<DefTag>,
 }
 
-impl<'a> IndexBuilder<'a> {
-    fn with_files(files: usize) -> Self {
+impl IndexBuilder {
+    fn with_idents(idents: usize, files: usize) -> Self {
         IndexBuilder {
-            names: Vec::new(),
-            ids: FxHashMap::default(),
             def_order: Vec::new(),
-            last_def_file: Vec::new(),
-            last_ref: Vec::new(),
+            last_def_file: vec![NONE; idents],
+            last_ref: vec![NONE; idents],
             def_pairs: Vec::new(),
             ref_pairs: Vec::new(),
             any_reference: false,
@@ -109,10 +109,10 @@ impl<'a> IndexBuilder<'a> {
     }
 
     /// Indexes the tags of file `fi`, the file opened last.
-    fn add_file(&mut self, fi: u32, tags: &'a [Tag]) {
+    /// Indexes the tags of file `fi`, the file opened last; `ids` are their identifiers.
+    fn add_file(&mut self, fi: u32, tags: &[Tag], ids: &[u32]) {
         let start = self.file_defs.len();
-        for (ti, tag) in tags.iter().enumerate() {
-            let ident = self.intern(&tag.name);
+        for (ti, (tag, &ident)) in tags.iter().zip(ids).enumerate() {
             match tag.kind {
                 TagKind::Def => self.add_definition(fi, ident, tag.line, ti as u32),
                 TagKind::Ref => self.add_reference(fi, ident),
@@ -121,13 +121,12 @@ impl<'a> IndexBuilder<'a> {
         self.dedup_definitions(start);
     }
 
-    fn intern(&mut self, name: &'a str) -> u32 {
-        *self.ids.entry(name).or_insert_with(|| {
-            self.names.push(name);
-            self.last_def_file.push(NONE);
-            self.last_ref.push(NONE);
-            (self.names.len() - 1) as u32
-        })
+    /// Counted references of file `fi`, after its tags (`ids`: their identifiers): the
+    /// same counts as that many reference tags.
+    fn add_counted_references(&mut self, fi: u32, refs: &RefCounts, ids: &[u32]) {
+        for ((_, count), &ident) in refs.iter().zip(ids) {
+            self.add_references(fi, ident, count);
+        }
     }
 
     fn add_definition(&mut self, fi: u32, ident: u32, line: i32, tag: u32) {
@@ -145,13 +144,22 @@ impl<'a> IndexBuilder<'a> {
     /// Counts a reference: files come in order, so a file's references to an identifier
     /// are one run, counted in the identifier's last pair.
     fn add_reference(&mut self, fi: u32, ident: u32) {
+        self.add_references(fi, ident, 1);
+    }
+
+    /// Counts `n` references (none when `n` is 0).
+    fn add_references(&mut self, fi: u32, ident: u32, n: u32) {
+        if n == 0 {
+            return;
+        }
         self.any_reference = true;
         let slot = self.last_ref[ident as usize];
         if slot != NONE && self.ref_pairs[slot as usize].1 == fi {
-            self.ref_pairs[slot as usize].2 += 1;
+            let count = &mut self.ref_pairs[slot as usize].2;
+            *count = count.saturating_add(n);
         } else {
             self.last_ref[ident as usize] = self.ref_pairs.len() as u32;
-            self.ref_pairs.push((ident, fi, 1));
+            self.ref_pairs.push((ident, fi, n));
         }
     }
 
@@ -175,9 +183,9 @@ impl<'a> IndexBuilder<'a> {
         file_defs.truncate(kept);
     }
 
-    fn finish(mut self) -> TagIndex<'a> {
+    fn finish(mut self, interned: Interned<'_>) -> TagIndex<'_> {
         self.start_file();
-        let n = self.names.len();
+        let n = interned.names.len();
         let def_pairs = &self.def_pairs;
         let ref_pairs = &self.ref_pairs;
         TagIndex {
@@ -187,8 +195,8 @@ impl<'a> IndexBuilder<'a> {
                 ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
                 ref_pairs.len(),
             ),
-            names: self.names,
-            ids: self.ids,
+            names: interned.names,
+            ids: interned.ids,
             def_order: self.def_order,
             any_reference: self.any_reference,
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),

@@ -67,6 +67,7 @@ mod fxhash;
 mod graph;
 mod important;
 mod index;
+mod intern;
 pub mod pagerank;
 mod personalize;
 mod rank;
@@ -78,7 +79,7 @@ use std::time::Duration;
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank};
-pub use repo_mapper_tags::{Dialect, Tag, TagKind};
+pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind};
 
 /// Bare file entries with a PageRank at or below this are dropped when
 /// [`RankConfig::exclude_unranked`] is set (SPEC §7.5 step 6).
@@ -96,9 +97,15 @@ pub struct FileTags<'a> {
     pub rel_fname: &'a str,
     /// The file's tags (definitions and references), in extraction order.
     pub tags: &'a [Tag],
+    /// More references, counted per identifier: each counts as that many reference tags
+    /// after those in `tags` (see [`FileTags::counted`]).
+    pub refs: &'a RefCounts,
     /// Whether the file is in the chat (SPEC §2.2: chat wins when a file is in both sets).
     pub chat: bool,
 }
+
+/// No counted references.
+static NO_REFS: RefCounts = RefCounts::new();
 
 impl<'a> FileTags<'a> {
     /// A non-chat file.
@@ -106,6 +113,18 @@ impl<'a> FileTags<'a> {
         FileTags {
             rel_fname,
             tags,
+            refs: &NO_REFS,
+            chat: false,
+        }
+    }
+
+    /// A non-chat file whose references are counted: ranks as the file with all its tags
+    /// (ranking reads references only for their counts), in a fraction of the memory.
+    pub fn counted(rel_fname: &'a str, tags: &'a CountedTags) -> Self {
+        FileTags {
+            rel_fname,
+            tags: &tags.defs,
+            refs: &tags.refs,
             chat: false,
         }
     }

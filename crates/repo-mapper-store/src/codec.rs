@@ -8,7 +8,8 @@
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
 //! str     = len:varint utf8-bytes
-//! tag     = line-delta:zigzag-varint kind:u8 sub_kind:varint name:varint
+//! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
+//! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
 //! ```
 //!
 //! Names and sub-kinds are indices into the entry's string table (a file names the same
@@ -21,10 +22,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use repo_mapper_tags::{CutShort, Tag, TagKind, known_sub_kind};
+use repo_mapper_tags::{CountedTags, CutShort, RefCounts, Tag, TagKind, known_sub_kind};
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 3;
+pub const FORMAT: u8 = 4;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,11 +112,11 @@ pub fn encode<'a>(key: &FileKey, tags: &'a [Tag], note: Option<Note>) -> Vec<u8>
     for (t, (sub, name)) in tags.iter().zip(refs) {
         put_varint(&mut out, zigzag(i64::from(t.line) - prev_line));
         prev_line = i64::from(t.line);
-        out.push(match t.kind {
+        let kind = match t.kind {
             TagKind::Def => 0,
             TagKind::Ref => 1,
-        });
-        put_varint(&mut out, sub);
+        };
+        put_varint(&mut out, sub << 1 | kind);
         put_varint(&mut out, name);
     }
     out
@@ -144,15 +145,84 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
     })
 }
 
-/// Decodes the tags of an entry for the file `fname` (`rel_fname` relative to the root);
-/// `None` if the entry is damaged.
+/// Decodes every tag of an entry for the file `fname` (`rel_fname` relative to the root);
+/// `None` if the entry is damaged. Scans use [`decode_counted`]; this full form checks that
+/// the layout keeps every tag.
+#[cfg(test)]
 pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
+    let mut tags = Vec::new();
+    let strings = walk_tags(entry, |t, strings| {
+        tags.push(Tag {
+            rel_fname: Arc::clone(rel_fname),
+            fname: Arc::clone(fname),
+            line: t.line,
+            name: strings[t.name].to_owned(),
+            kind: t.kind,
+            sub_kind: t.sub_kind,
+        });
+    });
+    strings.map(|_| tags)
+}
+
+/// Decodes an entry as a map uses it: the definition tags, the references counted per
+/// name (no reference becomes a [`Tag`]); `None` if the entry is damaged.
+pub fn decode_counted(
+    entry: &[u8],
+    rel_fname: &Arc<str>,
+    fname: &Arc<Path>,
+) -> Option<CountedTags> {
+    let mut defs = Vec::new();
+    // Per string: its reference count; and the strings referenced, in first-seen order.
+    let mut counts: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::new();
+    let strings = walk_tags(entry, |t, strings| {
+        if t.kind == TagKind::Def {
+            defs.push(Tag {
+                rel_fname: Arc::clone(rel_fname),
+                fname: Arc::clone(fname),
+                line: t.line,
+                name: strings[t.name].to_owned(),
+                kind: t.kind,
+                sub_kind: t.sub_kind,
+            });
+            return;
+        }
+        if counts.is_empty() {
+            counts.resize(strings.len(), 0);
+        }
+        if counts[t.name] == 0 {
+            order.push(t.name as u32);
+        }
+        counts[t.name] = counts[t.name].saturating_add(1);
+    })?;
+    let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
+    let mut refs = RefCounts::with_capacity(order.len(), bytes);
+    for i in order {
+        refs.push(strings[i as usize], counts[i as usize]);
+    }
+    Some(CountedTags { defs, refs })
+}
+
+/// One stored tag, its name an index into the entry's strings.
+struct StoredTag {
+    line: i32,
+    kind: TagKind,
+    sub_kind: &'static str,
+    name: usize,
+}
+
+/// Reads an entry's tags in order: `each` gets every tag with the entry's strings. Returns the strings, or `None` if the entry is
+/// damaged (after which the tags already seen must be discarded).
+fn walk_tags<'e>(
+    entry: &'e [u8],
+    mut each: impl FnMut(StoredTag, &[&'e str]),
+) -> Option<Vec<&'e str>> {
     decode_key(entry)?;
     let mut r = Reader {
         buf: entry,
         pos: HEADER_LEN,
     };
-    // Every string takes at least 1 byte and every tag 4: never trust a count the data
+    // Every string takes at least 1 byte and every tag 3: never trust a count the data
     // cannot hold.
     let nstrings = usize::try_from(r.varint()?).ok()?;
     if nstrings > entry.len() {
@@ -164,20 +234,20 @@ pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Opt
     }
     // Sub-kinds are few: intern each string used as one once per entry.
     let mut sub_kinds: Vec<Option<&'static str>> = vec![None; nstrings];
-    let count = usize::try_from(r.varint()?).ok()?;
-    if count > entry.len() / 4 {
+    let ntags = usize::try_from(r.varint()?).ok()?;
+    if ntags > entry.len() / 3 {
         return None;
     }
-    let mut tags = Vec::with_capacity(count);
     let mut line = 0i64;
-    for _ in 0..count {
+    for _ in 0..ntags {
         line = line.checked_add(unzigzag(r.varint()?))?;
-        let kind = match r.byte()? {
-            0 => TagKind::Def,
-            1 => TagKind::Ref,
-            _ => return None,
+        let kind_sub = r.varint()?;
+        let kind = if kind_sub & 1 == 0 {
+            TagKind::Def
+        } else {
+            TagKind::Ref
         };
-        let sub = usize::try_from(r.varint()?).ok()?;
+        let sub = usize::try_from(kind_sub >> 1).ok()?;
         let sub_kind = match *sub_kinds.get(sub)? {
             Some(s) => s,
             None => {
@@ -187,17 +257,22 @@ pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Opt
                 s
             }
         };
-        let name = (*strings.get(usize::try_from(r.varint()?).ok()?)?).to_owned();
-        tags.push(Tag {
-            rel_fname: Arc::clone(rel_fname),
-            fname: Arc::clone(fname),
-            line: i32::try_from(line).ok()?,
-            name,
-            kind,
-            sub_kind,
-        });
+        let name = usize::try_from(r.varint()?).ok()?;
+        if name >= nstrings {
+            return None;
+        }
+        let line = i32::try_from(line).ok()?;
+        each(
+            StoredTag {
+                line,
+                kind,
+                sub_kind,
+                name,
+            },
+            &strings,
+        );
     }
-    (r.pos == entry.len()).then_some(tags)
+    (r.pos == entry.len()).then_some(strings)
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -338,5 +413,35 @@ mod tests {
         let mut renamed = bytes.clone();
         renamed[at..at + 8].copy_from_slice(b"functiox");
         assert!(decode_tags(&renamed, &rel, &f).is_none());
+        for cut in 0..bytes.len() {
+            assert!(decode_counted(&bytes[..cut], &rel, &f).is_none());
+        }
+        assert!(decode_counted(&renamed, &rel, &f).is_none());
+    }
+
+    #[test]
+    fn counted_decoding_agrees_with_the_tags() {
+        let tags = vec![
+            tag(1, "f", TagKind::Def, "function"),
+            tag(2, "g", TagKind::Ref, "call"),
+            tag(-1, "x", TagKind::Ref, "identifier"),
+            tag(4, "g", TagKind::Def, "class"),
+            tag(5, "g", TagKind::Ref, "call"),
+            tag(6, "f", TagKind::Ref, "call"),
+        ];
+        let key = FileKey {
+            mtime_secs: 1,
+            mtime_nanos: 2,
+            size: 3,
+            hash: [0; 32],
+            racy: false,
+        };
+        let bytes = encode(&key, &tags, None);
+        let counted = decode_counted(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
+        assert_eq!(counted, CountedTags::from_tags(tags));
+        assert_eq!(
+            counted.refs.iter().collect::<Vec<_>>(),
+            [("g", 2), ("x", 1), ("f", 1)]
+        );
     }
 }

@@ -33,7 +33,7 @@
 //! let opts = ScanOptions { dialect: Dialect::Default, prune_under: Some(&root), ..Default::default() };
 //! let cold = scan(&*opened.store, &files, &opts, &|_| {});
 //! assert_eq!((cold.stats.hits, cold.stats.misses), (0, 1));
-//! assert!(cold.tags[0].iter().any(|t| t.name == "main"));
+//! assert!(cold.tags[0].defs.iter().any(|t| t.name == "main"));
 //! let warm = scan(&*opened.store, &files, &opts, &|_| {});
 //! assert_eq!((warm.stats.hits, warm.stats.misses), (1, 0));
 //! drop(opened); // releases the store's lock for other processes

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CutShort, Dialect, Language, Limits, Tag, extract_source_within, source_from_bytes,
+    CountedTags, CutShort, Dialect, Language, Limits, extract_source_within, source_from_bytes,
 };
 
 use crate::TagStore;
@@ -29,6 +29,8 @@ pub struct ScanStats {
     pub files: usize,
     /// Files of no supported language (no tags, not stored).
     pub skipped: usize,
+    /// Files larger than [`ScanOptions::max_file_size`]: not read, no tags.
+    pub too_large: usize,
     /// Files served from the store with (mtime, size) unchanged.
     pub hits: usize,
     /// Files served from the store because their content hash matched although their mtime
@@ -83,8 +85,9 @@ impl From<Note> for Problem {
 /// Tags of every file of a scan, in input order, and the counts.
 #[derive(Debug, Default)]
 pub struct ScanOutput {
-    /// One list per input file, in input order; empty for skipped and unreadable files.
-    pub tags: Vec<Vec<Tag>>,
+    /// One per input file, in input order (definitions as tags, references counted);
+    /// empty for skipped and unreadable files.
+    pub tags: Vec<CountedTags>,
     /// What happened.
     pub stats: ScanStats,
     /// The files with a problem, as (index in the input, problem), in input order; cached
@@ -103,22 +106,25 @@ pub struct ScanOptions<'a> {
     pub prune_under: Option<&'a Path>,
     /// The bound on the work one file may cost.
     pub limits: Limits,
+    /// Files larger than this many bytes are not read (no tags; counted in
+    /// [`ScanStats::too_large`]). `None`: no limit.
+    pub max_file_size: Option<u64>,
 }
 
 /// One file's result before the counts are made.
 enum Outcome {
     Skipped,
+    TooLarge,
     Error(String),
     /// From the store; `rewrite` holds the entry to store again (new key or racy state).
     Stored {
-        tags: Vec<Tag>,
+        tags: CountedTags,
         note: Option<Note>,
-        key: FileKey,
         hash_hit: bool,
         rewrite: Option<Vec<u8>>,
     },
     Parsed {
-        tags: Vec<Tag>,
+        tags: CountedTags,
         note: Option<Note>,
         entry: Vec<u8>,
     },
@@ -153,12 +159,20 @@ pub fn scan(
     progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> ScanOutput {
     let started = SystemTime::now();
-    let checked: Vec<Checked> = files
-        .par_iter()
-        .map(|(fname, rel)| check(store, fname, rel, opts, started))
-        .collect();
-    let outcomes = read_unvouched(checked, opts, progress);
+    let check_all = || -> Vec<Checked> {
+        files
+            .par_iter()
+            .map(|(fname, rel)| check(store, fname, rel, opts, started))
+            .collect()
+    };
+    let mut checked = check_all();
+    // Reads of the store happen in the first pass only: a store found damaged there is
+    // reset and checked against again (now empty), so every file is parsed and stored.
     let rebuild = store.is_damaged() && reset(store);
+    if rebuild {
+        checked = check_all();
+    }
+    let outcomes = read_unvouched(checked, opts, progress);
     let mut out = ScanOutput {
         stats: ScanStats {
             files: files.len(),
@@ -169,7 +183,7 @@ pub fn scan(
     };
     let mut writes = Vec::new();
     for (i, ((fname, _), outcome)) in files.iter().zip(outcomes).enumerate() {
-        let entry = account(&mut out, i, outcome, rebuild);
+        let entry = account(&mut out, i, outcome);
         if let Some(entry) = entry {
             writes.push((entry_key(opts.dialect, fname), entry));
         }
@@ -228,23 +242,25 @@ fn reset(store: &dyn TagStore) -> bool {
     }
 }
 
-/// Adds one file's outcome to `out`; returns the entry to write, if any (every entry when
-/// the store is being rebuilt).
-fn account(out: &mut ScanOutput, i: usize, outcome: Outcome, rebuild: bool) -> Option<Vec<u8>> {
+/// Adds one file's outcome to `out`; returns the entry to write, if any.
+fn account(out: &mut ScanOutput, i: usize, outcome: Outcome) -> Option<Vec<u8>> {
     let (tags, note, entry) = match outcome {
         Outcome::Skipped => {
             out.stats.skipped += 1;
-            (Vec::new(), None, None)
+            (CountedTags::default(), None, None)
+        }
+        Outcome::TooLarge => {
+            out.stats.too_large += 1;
+            (CountedTags::default(), None, None)
         }
         Outcome::Error(why) => {
             out.stats.errors += 1;
             out.problems.push((i, Problem::Unreadable(why)));
-            (Vec::new(), None, None)
+            (CountedTags::default(), None, None)
         }
         Outcome::Stored {
             tags,
             note,
-            key,
             hash_hit,
             rewrite,
         } => {
@@ -253,11 +269,7 @@ fn account(out: &mut ScanOutput, i: usize, outcome: Outcome, rebuild: bool) -> O
             } else {
                 out.stats.hits += 1;
             }
-            let entry = match rewrite {
-                Some(e) => Some(e),
-                None => rebuild.then(|| codec::encode(&key, &tags, note)),
-            };
-            (tags, note, entry)
+            (tags, note, rewrite)
         }
         Outcome::Parsed { tags, note, entry } => {
             out.stats.misses += 1;
@@ -322,6 +334,9 @@ fn check(
         Ok(stat) => stat,
         Err(why) => return Checked::Done(Outcome::Error(why)),
     };
+    if opts.max_file_size.is_some_and(|max| stat.size > max) {
+        return Checked::Done(Outcome::TooLarge);
+    }
     let names = Names {
         rel: Arc::from(rel),
         abs: Arc::from(fname),
@@ -421,11 +436,10 @@ fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> 
     if stat.racy || k.racy || !same {
         return None;
     }
-    let tags = codec::decode_tags(entry, &names.rel, &names.abs)?;
+    let tags = codec::decode_counted(entry, &names.rel, &names.abs)?;
     Some(Outcome::Stored {
         tags,
         note: codec::decode_note(entry),
-        key: k,
         hash_hit: false,
         rewrite: None,
     })
@@ -438,7 +452,7 @@ fn confirmed_by_hash(entry: Vec<u8>, key: &FileKey, names: &Names) -> Option<Out
     if k.hash != key.hash {
         return None;
     }
-    let tags = codec::decode_tags(&entry, &names.rel, &names.abs)?;
+    let tags = codec::decode_counted(&entry, &names.rel, &names.abs)?;
     let note = codec::decode_note(&entry);
     let unchanged =
         (k.mtime_secs, k.mtime_nanos, k.size) == (key.mtime_secs, key.mtime_nanos, key.size);
@@ -446,7 +460,6 @@ fn confirmed_by_hash(entry: Vec<u8>, key: &FileKey, names: &Names) -> Option<Out
     Some(Outcome::Stored {
         tags,
         note,
-        key: *key,
         hash_hit: !unchanged,
         rewrite,
     })
@@ -475,7 +488,11 @@ fn extract(
         None => (Vec::new(), Some(Note::NotUtf8)),
     };
     let entry = codec::encode(&key, &tags, note);
-    Outcome::Parsed { tags, note, entry }
+    Outcome::Parsed {
+        tags: CountedTags::from_tags(tags),
+        note,
+        entry,
+    }
 }
 
 /// Removes stored entries (of every dialect) under `root` whose path is not among

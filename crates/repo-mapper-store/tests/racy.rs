@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use repo_mapper_store::{MemoryStore, ScanOptions, ScanOutput, TagStore, scan};
-use repo_mapper_tags::TagKind;
 
 /// The current time cut to a whole second, as a filesystem with 1-second timestamps keeps it.
 fn this_second() -> SystemTime {
@@ -27,8 +26,8 @@ fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {
 
 fn defs(out: &ScanOutput) -> Vec<String> {
     out.tags[0]
+        .defs
         .iter()
-        .filter(|t| t.kind == TagKind::Def)
         .map(|t| format!("{}:{}", t.line, t.name))
         .collect()
 }

@@ -12,7 +12,7 @@ use repo_mapper_store::{
     CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, ScanProgress, StoreFallback,
     TagStore, open_store, scan, store_dir_name,
 };
-use repo_mapper_tags::{Dialect, Tag};
+use repo_mapper_tags::{CountedTags, Dialect};
 
 struct Repo {
     dir: tempfile::TempDir,
@@ -49,9 +49,13 @@ fn run(store: &dyn TagStore, files: &[(PathBuf, String)]) -> ScanOutput {
     scan(store, files, &ScanOptions::default(), &|_| {})
 }
 
-fn names(tags: &[Vec<Tag>]) -> Vec<Vec<String>> {
+fn names(tags: &[CountedTags]) -> Vec<Vec<String>> {
     tags.iter()
-        .map(|t| t.iter().map(|t| format!("{}:{}", t.line, t.name)).collect())
+        .map(|t| {
+            let defs = t.defs.iter().map(|t| format!("{}:{}", t.line, t.name));
+            let refs = t.refs.iter().map(|(name, n)| format!("{name}×{n}"));
+            defs.chain(refs).collect()
+        })
         .collect()
 }
 
@@ -92,7 +96,7 @@ fn warm_scan_reads_everything_from_the_store() {
         warm.tags, cold.tags,
         "stored tags equal fresh ones, paths included"
     );
-    assert_eq!(names(&warm.tags)[0], ["1:alpha", "2:beta"]);
+    assert_eq!(names(&warm.tags)[0], ["1:alpha", "beta×1"]);
 }
 
 #[test]
@@ -121,7 +125,7 @@ fn changed_file_is_reparsed() {
     set_mtime(&a, SystemTime::now() - Duration::from_secs(30));
     let out = run(&*s.store, &files);
     assert_eq!(out.stats.misses, 1);
-    assert_eq!(names(&out.tags)[0], ["1:gamma", "2:delta"]);
+    assert_eq!(names(&out.tags)[0], ["1:gamma", "delta×1"]);
 }
 
 #[test]
@@ -138,7 +142,7 @@ fn same_size_same_mtime_edit_is_caught_while_racy() {
     fs::write(&a, "def bbbb(): f()\n").unwrap();
     set_mtime(&a, t);
     let out = run(&*s.store, &files);
-    assert_eq!(names(&out.tags)[0], ["1:bbbb", "1:f"]);
+    assert_eq!(names(&out.tags)[0], ["1:bbbb", "f×1"]);
 }
 
 #[test]
@@ -190,7 +194,7 @@ fn corrupt_store_is_recreated() {
     assert!(s.fallback.is_none(), "recreated on disk: {:?}", s.fallback);
     assert!(s.store.describe().starts_with("sled"));
     let out = run(&*s.store, &files);
-    assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+    assert_eq!(names(&out.tags)[0], ["1:alpha", "beta×1"]);
 }
 
 #[test]
@@ -215,7 +219,7 @@ fn store_that_cannot_be_recreated_falls_back_to_memory() {
     assert_eq!(s.store.describe(), "memory");
     assert_eq!(
         names(&run(&*s.store, &files).tags)[0],
-        ["1:alpha", "2:beta"]
+        ["1:alpha", "beta×1"]
     );
 }
 
@@ -237,7 +241,7 @@ fn unwritable_cache_location_falls_back_to_memory() {
     assert!(fallback.to_string().contains("cannot create"));
     assert_eq!(
         names(&run(&*s.store, &files).tags)[0],
-        ["1:alpha", "2:beta"]
+        ["1:alpha", "beta×1"]
     );
 }
 
@@ -279,7 +283,7 @@ fn concurrent_processes_both_get_a_correct_result() {
         for _ in 0..20 {
             let s = open_store(&cache, &opts());
             let out = run(&*s.store, &files);
-            assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+            assert_eq!(names(&out.tags)[0], ["1:alpha", "beta×1"]);
         }
         return;
     }
@@ -407,7 +411,7 @@ fn full_disk_still_yields_the_tags() {
         },
         &|_| {},
     );
-    assert_eq!(names(&out.tags)[0], ["1:alpha", "2:beta"]);
+    assert_eq!(names(&out.tags)[0], ["1:alpha", "beta×1"]);
 }
 
 #[test]

@@ -24,13 +24,14 @@
 //! are embedded with `include_str!`.
 //!
 //! Feature `extract` (default) brings parsing and every grammar. Without it the crate is only
-//! the data types ([`Tag`], [`TagKind`], [`Dialect`], [`Limits`]), language detection,
+//! the data types ([`Tag`], [`TagKind`], [`CountedTags`], [`Dialect`], [`Limits`]), language detection,
 //! [`known_sub_kind`] and [`pycompat`] (Python's string semantics where Aider's output
 //! depends on them), for crates such as the ranking crate that must not build tree-sitter.
 
 #![warn(missing_docs)]
 
 mod capture;
+mod counted;
 #[cfg(feature = "extract")]
 mod extract;
 mod language;
@@ -47,6 +48,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use capture::known_sub_kind;
+pub use counted::{CountedTags, RefCounts};
 #[cfg(feature = "extract")]
 pub use extract::{
     Extraction, extract_file, extract_source, extract_source_within, parse_within, read_source,

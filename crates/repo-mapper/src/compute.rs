@@ -44,6 +44,7 @@ impl RepoMap {
         let (scanned, store_fallback) = self.scan(&admitted.present);
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
+        self.warn_too_large(scanned.stats.too_large);
         let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
         let ranking = rank(
             &rank_request(request, &admitted, &scanned, &rel_names),
@@ -140,6 +141,7 @@ impl RepoMap {
                 .prune_cache
                 .then_some(self.config.root.as_path()),
             limits: self.config.limits,
+            max_file_size: self.config.effective_max_file_size(),
         };
         let out = scan(&*opened.store, files, &options, &tick);
         (out, opened.fallback)
@@ -172,6 +174,22 @@ impl RepoMap {
                 "{more} more files have no tags or fewer than they hold (-v lists them)"
             );
         }
+    }
+
+    /// One warning per session when files were too large to parse (their names at debug
+    /// level from the scan would be 80 lines on the Linux tree: the count says enough).
+    fn warn_too_large(&mut self, count: usize) {
+        let Some(limit) = self.config.effective_max_file_size() else {
+            return;
+        };
+        if count == 0 || std::mem::replace(&mut self.warned_too_large, true) {
+            return;
+        }
+        let files = if count == 1 { "file" } else { "files" };
+        tracing::warn!(
+            "{count} {files} larger than {} not parsed (--max-filesize raises the limit)",
+            human_size(limit)
+        );
     }
 
     /// SPEC §10.2: the largest prefix of the ranked list that fits the budget.
@@ -263,7 +281,7 @@ fn rank_request<'a>(
         .present
         .iter()
         .zip(&scanned.tags)
-        .map(|((abs, rel), tags)| FileTags::new(rel, tags).with_chat(chat.contains(abs)))
+        .map(|((abs, rel), tags)| FileTags::counted(rel, tags).with_chat(chat.contains(abs)))
         .collect();
     let strs = |v: &'a [String]| v.iter().map(String::as_str).collect();
     let mut ranked = RankRequest::new(files, admitted.num_files);
@@ -310,6 +328,17 @@ fn file_ranks(ranking: &Ranking<'_>) -> Vec<(String, f64)> {
     ranks
 }
 
+/// `1 MiB`, `512 KiB`, `1000 bytes`: a size as a person reads it.
+fn human_size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{} {name}", bytes / unit);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 /// Python's `prefix.format(other=…)` for the one field Aider passes: `{other}` is
 /// replaced, `{{` and `}}` become single braces.
 fn python_format_other(prefix: &str, other: &str) -> String {
@@ -324,6 +353,14 @@ fn python_format_other(prefix: &str, other: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_size(1 << 20), "1 MiB");
+        assert_eq!(human_size(512 << 10), "512 KiB");
+        assert_eq!(human_size(3 << 30), "3 GiB");
+        assert_eq!(human_size(1000), "1000 bytes");
+    }
 
     #[test]
     fn prefix_formatting() {

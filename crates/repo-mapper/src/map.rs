@@ -77,6 +77,8 @@ pub struct RepoMap {
     last_map: Option<MapOutput>,
     map_processing_time: Duration,
     pub(crate) warned_files: HashSet<PathBuf>,
+    /// Whether this session said that files over the size limit were not parsed.
+    pub(crate) warned_too_large: bool,
     pub(crate) progress: Option<ProgressFn>,
 }
 
@@ -101,6 +103,7 @@ impl RepoMap {
             last_map: None,
             map_processing_time: Duration::ZERO,
             warned_files: HashSet::new(),
+            warned_too_large: false,
             progress: None,
         }
     }

@@ -64,12 +64,10 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
             })
         });
     let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    files.sort_by(|a, b| rel_key(a, root).cmp(rel_key(b, root)));
+    // Every path starts with `root`, so comparing whole paths (component by component)
+    // orders them as their relative paths, without stripping the prefix per comparison.
+    files.sort_unstable();
     files
-}
-
-fn rel_key<'a>(path: &'a Path, root: &Path) -> &'a Path {
-    path.strip_prefix(root).unwrap_or(path)
 }
 
 #[cfg(test)]
