@@ -2,8 +2,7 @@
 //! finaliser): the index hashes every tag name once, and SipHash dominated that on large
 //! repositories.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// rustc's `FxHasher`, with a splitmix64 finaliser.
 #[derive(Debug, Default, Clone, Copy)]
@@ -61,6 +60,3 @@ impl Hasher for FxHasher {
         z ^ (z >> 31)
     }
 }
-
-/// A `HashMap` with [`FxHasher`].
-pub(crate) type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;

@@ -1,6 +1,6 @@
 //! The tag index (SPEC §6.1): who defines and who references each identifier.
 //!
-//! Identifiers are interned (`&str` borrowed from the tags, ids in first-seen order) and the
+//! Identifiers are interned (`&str` borrowed from the tags, see `intern.rs`) and the
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
@@ -8,8 +8,7 @@ use repo_mapper_tags::{RefCounts, Tag, TagKind};
 
 use crate::FileTags;
 use crate::csr::{Csr, NONE};
-use crate::fxhash::FxHashMap;
-use crate::intern::Interned;
+use crate::intern::{Interned, NameLookup};
 
 /// A definition tag of one file: its identifier, line and index in the file's tag slice.
 #[derive(Debug, Clone, Copy)]
@@ -24,7 +23,7 @@ pub(crate) struct DefTag {
 pub(crate) struct TagIndex<'a> {
     /// Identifier names by id.
     pub names: Vec<&'a str>,
-    pub ids: FxHashMap<&'a str, u32>,
+    lookup: NameLookup,
     /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
     pub def_order: Vec<u32>,
     /// `defines[ident]`: defining files, ascending (file-processing order).
@@ -51,6 +50,11 @@ impl<'a> TagIndex<'a> {
             }
         }
         builder.finish(interned)
+    }
+
+    /// The id of identifier `name`, if some file has it.
+    pub fn id_of(&self, name: &str) -> Option<u32> {
+        self.lookup.find(&self.names, name)
     }
 
     /// Files defining `ident`, ascending.
@@ -196,7 +200,7 @@ impl IndexBuilder {
                 ref_pairs.len(),
             ),
             names: interned.names,
-            ids: interned.ids,
+            lookup: interned.lookup,
             def_order: self.def_order,
             any_reference: self.any_reference,
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
@@ -229,7 +233,7 @@ mod tests {
         ];
         let files = vec![file("a.py", &a, false), file("b.py", &b, false)];
         let idx = TagIndex::build(&files, &[false, false]);
-        let id = |s: &str| idx.ids[s];
+        let id = |s: &str| idx.id_of(s).unwrap();
         assert_eq!(
             idx.def_order
                 .iter()
@@ -259,11 +263,11 @@ mod tests {
         let files = vec![file("a.py", &a, false)];
         let idx = TagIndex::build(&files, &[false]);
         let lines: Vec<i32> = idx
-            .definitions(0, idx.ids["foo"])
+            .definitions(0, idx.id_of("foo").unwrap())
             .map(|t| a[t as usize].line)
             .collect();
         assert_eq!(lines, vec![2, 4]);
-        assert_eq!(idx.definers(idx.ids["foo"]), &[0]);
+        assert_eq!(idx.definers(idx.id_of("foo").unwrap()), &[0]);
         assert!(!idx.any_reference);
     }
 
@@ -272,7 +276,7 @@ mod tests {
         let a = vec![def("a.py", 1, "foo")];
         let files = vec![file("a.py", &a, false), file("a.py", &a, false)];
         let idx = TagIndex::build(&files, &[false, true]);
-        assert_eq!(idx.definers(idx.ids["foo"]), &[0]);
-        assert_eq!(idx.definitions(1, idx.ids["foo"]).count(), 0);
+        assert_eq!(idx.definers(idx.id_of("foo").unwrap()), &[0]);
+        assert_eq!(idx.definitions(1, idx.id_of("foo").unwrap()).count(), 0);
     }
 }

@@ -64,11 +64,7 @@ impl<'a> Anchors<'a> {
         index: &TagIndex<'_>,
         weight: f64,
     ) {
-        let definers = index
-            .ids
-            .get(ident)
-            .map(|&i| index.definers(i))
-            .unwrap_or(&[]);
+        let definers = index.id_of(ident).map_or(&[][..], |i| index.definers(i));
         if definers.is_empty() {
             tracing::debug!(ident, "anchor identifier is not defined anywhere; ignored");
             return;

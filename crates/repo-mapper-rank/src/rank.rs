@@ -195,7 +195,7 @@ fn build_graph(
 ) -> FileGraph {
     let mut mentioned_flags = vec![false; index.names.len()];
     for m in mentioned_idents {
-        if let Some(&i) = index.ids.get(m) {
+        if let Some(i) = index.id_of(m) {
             mentioned_flags[i as usize] = true;
         }
     }
