@@ -3,14 +3,20 @@
 //!
 //! ```text
 //! entry   = FORMAT:u8 flags:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
-//!           nstrings:varint str* ntags:varint tag*
+//!           nstrings:varint str* ntags:varint tag* ngroups:varint group*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
 //! str     = len:varint utf8-bytes
 //! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
 //! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
+//! group   = sub_kind:varint name:varint count:varint
 //! ```
+//!
+//! The references at line −1 that end a file's tags (the identifier fallback's, SPEC
+//! §3.2: one per identifier token, thousands in a C file) are stored as groups, one per
+//! (sub-kind, name) with its count, in order of first appearance: the same tags, a
+//! fraction of the bytes. Decoding gives each group's copies together.
 //!
 //! Names and sub-kinds are indices into the entry's string table (a file names the same
 //! identifier many times); lines are stored as the difference from the previous tag's.
@@ -25,7 +31,7 @@ use std::sync::Arc;
 use repo_mapper_tags::{CountedTags, CutShort, RefCounts, Tag, TagKind, known_sub_kind};
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 4;
+pub const FORMAT: u8 = 5;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,33 +89,25 @@ pub struct FileKey {
 const HEADER_LEN: usize = 1 + 1 + 8 + 4 + 8 + 32;
 
 /// Encodes a file's key, tags and note.
-pub fn encode<'a>(key: &FileKey, tags: &'a [Tag], note: Option<Note>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 16);
+pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 4);
     out.push(FORMAT);
     out.push(u8::from(key.racy) | note_bits(note));
     out.extend_from_slice(&key.mtime_secs.to_le_bytes());
     out.extend_from_slice(&key.mtime_nanos.to_le_bytes());
     out.extend_from_slice(&key.size.to_le_bytes());
     out.extend_from_slice(&key.hash);
-    let mut index: HashMap<&str, u64> = HashMap::new();
-    let mut strings: Vec<&str> = Vec::new();
-    let mut intern = |s: &'a str| -> u64 {
-        *index.entry(s).or_insert_with(|| {
-            strings.push(s);
-            strings.len() as u64 - 1
-        })
-    };
-    let refs: Vec<(u64, u64)> = tags
-        .iter()
-        .map(|t| (intern(t.sub_kind), intern(t.name.as_str())))
-        .collect();
-    put_varint(&mut out, strings.len() as u64);
-    for s in &strings {
+    let (listed, tail) = tags.split_at(tags.len() - fallback_tail_len(tags));
+    let mut strings = StringTable::default();
+    let listed_ids: Vec<(u64, u64)> = listed.iter().map(|t| strings.ids_of(t)).collect();
+    let groups = strings.group(tail);
+    put_varint(&mut out, strings.list.len() as u64);
+    for s in &strings.list {
         put_str(&mut out, s);
     }
-    put_varint(&mut out, tags.len() as u64);
+    put_varint(&mut out, listed.len() as u64);
     let mut prev_line = 0i64;
-    for (t, (sub, name)) in tags.iter().zip(refs) {
+    for (t, (sub, name)) in listed.iter().zip(listed_ids) {
         put_varint(&mut out, zigzag(i64::from(t.line) - prev_line));
         prev_line = i64::from(t.line);
         let kind = match t.kind {
@@ -119,7 +117,58 @@ pub fn encode<'a>(key: &FileKey, tags: &'a [Tag], note: Option<Note>) -> Vec<u8>
         put_varint(&mut out, sub << 1 | kind);
         put_varint(&mut out, name);
     }
+    put_varint(&mut out, groups.len() as u64);
+    for ((sub, name), count) in groups {
+        put_varint(&mut out, sub);
+        put_varint(&mut out, name);
+        put_varint(&mut out, count);
+    }
     out
+}
+
+/// How many tags at the end of `tags` are references at line −1: the identifier
+/// fallback's, which extraction appends last and which differ in their name only.
+fn fallback_tail_len(tags: &[Tag]) -> usize {
+    tags.iter()
+        .rev()
+        .take_while(|t| t.line == -1 && t.kind == TagKind::Ref)
+        .count()
+}
+
+/// An entry's string table under construction.
+#[derive(Default)]
+struct StringTable<'a> {
+    index: HashMap<&'a str, u64>,
+    list: Vec<&'a str>,
+}
+
+impl<'a> StringTable<'a> {
+    fn id(&mut self, s: &'a str) -> u64 {
+        *self.index.entry(s).or_insert_with(|| {
+            self.list.push(s);
+            self.list.len() as u64 - 1
+        })
+    }
+
+    /// A tag's (sub-kind, name) ids.
+    fn ids_of(&mut self, t: &'a Tag) -> (u64, u64) {
+        (self.id(t.sub_kind), self.id(t.name.as_str()))
+    }
+
+    /// `tags` counted per (sub-kind, name), in order of first appearance.
+    fn group(&mut self, tags: &'a [Tag]) -> Vec<((u64, u64), u64)> {
+        let mut slot: HashMap<(u64, u64), usize> = HashMap::new();
+        let mut groups: Vec<((u64, u64), u64)> = Vec::new();
+        for t in tags {
+            let ids = self.ids_of(t);
+            let i = *slot.entry(ids).or_insert_with(|| {
+                groups.push((ids, 0));
+                groups.len() - 1
+            });
+            groups[i].1 += 1;
+        }
+        groups
+    }
 }
 
 /// Replaces the key of an encoded entry, leaving its tags and note as they are.
@@ -152,14 +201,15 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
 pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
     let mut tags = Vec::new();
     let strings = walk_tags(entry, |t, strings| {
-        tags.push(Tag {
+        let tag = Tag {
             rel_fname: Arc::clone(rel_fname),
             fname: Arc::clone(fname),
             line: t.line,
             name: strings[t.name].to_owned(),
             kind: t.kind,
             sub_kind: t.sub_kind,
-        });
+        };
+        tags.extend(std::iter::repeat_n(tag, t.count as usize));
     });
     strings.map(|_| tags)
 }
@@ -193,7 +243,7 @@ pub fn decode_counted(
         if counts[t.name] == 0 {
             order.push(t.name as u32);
         }
-        counts[t.name] = counts[t.name].saturating_add(1);
+        counts[t.name] = counts[t.name].saturating_add(t.count);
     })?;
     let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
     let mut refs = RefCounts::with_capacity(order.len(), bytes);
@@ -203,15 +253,18 @@ pub fn decode_counted(
     Some(CountedTags { defs, refs })
 }
 
-/// One stored tag, its name an index into the entry's strings.
+/// One stored tag, its name an index into the entry's strings, and how many times it
+/// occurs (more than once only in the fallback tail).
 struct StoredTag {
     line: i32,
     kind: TagKind,
     sub_kind: &'static str,
     name: usize,
+    count: u32,
 }
 
-/// Reads an entry's tags in order: `each` gets every tag with the entry's strings. Returns the strings, or `None` if the entry is
+/// Reads an entry's tags in order: `each` gets every listed tag, then every group of the
+/// fallback tail, with the entry's strings. Returns the strings, or `None` if the entry is
 /// damaged (after which the tags already seen must be discarded).
 fn walk_tags<'e>(
     entry: &'e [u8],
@@ -232,8 +285,7 @@ fn walk_tags<'e>(
     for _ in 0..nstrings {
         strings.push(r.str()?);
     }
-    // Sub-kinds are few: intern each string used as one once per entry.
-    let mut sub_kinds: Vec<Option<&'static str>> = vec![None; nstrings];
+    let mut sub_kinds = SubKinds::new(&strings);
     let ntags = usize::try_from(r.varint()?).ok()?;
     if ntags > entry.len() / 3 {
         return None;
@@ -247,32 +299,63 @@ fn walk_tags<'e>(
         } else {
             TagKind::Ref
         };
-        let sub = usize::try_from(kind_sub >> 1).ok()?;
-        let sub_kind = match *sub_kinds.get(sub)? {
-            Some(s) => s,
-            None => {
-                // A name no query uses can only come from damage: no entry.
-                let s = known_sub_kind(strings[sub])?;
-                sub_kinds[sub] = Some(s);
-                s
-            }
-        };
-        let name = usize::try_from(r.varint()?).ok()?;
-        if name >= nstrings {
-            return None;
-        }
+        let sub_kind = sub_kinds.get(kind_sub >> 1)?;
+        let name = r.index(nstrings)?;
         let line = i32::try_from(line).ok()?;
-        each(
-            StoredTag {
-                line,
-                kind,
-                sub_kind,
-                name,
-            },
-            &strings,
-        );
+        let tag = StoredTag {
+            line,
+            kind,
+            sub_kind,
+            name,
+            count: 1,
+        };
+        each(tag, &strings);
+    }
+    let ngroups = usize::try_from(r.varint()?).ok()?;
+    if ngroups > entry.len() / 3 {
+        return None;
+    }
+    for _ in 0..ngroups {
+        let sub_kind = sub_kinds.get(r.varint()?)?;
+        let name = r.index(nstrings)?;
+        let count = u32::try_from(r.varint()?).ok().filter(|&c| c > 0)?;
+        let tag = StoredTag {
+            line: -1,
+            kind: TagKind::Ref,
+            sub_kind,
+            name,
+            count,
+        };
+        each(tag, &strings);
     }
     (r.pos == entry.len()).then_some(strings)
+}
+
+/// The sub-kinds an entry's strings name, each looked up once (they are few).
+struct SubKinds<'s, 'e> {
+    strings: &'s [&'e str],
+    known: Vec<Option<&'static str>>,
+}
+
+impl<'s, 'e> SubKinds<'s, 'e> {
+    fn new(strings: &'s [&'e str]) -> Self {
+        SubKinds {
+            strings,
+            known: vec![None; strings.len()],
+        }
+    }
+
+    /// The sub-kind string `index` names; `None` for a name no query uses, which can
+    /// only come from damage.
+    fn get(&mut self, index: u64) -> Option<&'static str> {
+        let i = usize::try_from(index).ok()?;
+        if let Some(s) = *self.known.get(i)? {
+            return Some(s);
+        }
+        let s = known_sub_kind(self.strings[i])?;
+        self.known[i] = Some(s);
+        Some(s)
+    }
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -318,6 +401,11 @@ impl<'a> Reader<'a> {
             }
         }
         None
+    }
+
+    /// A string index, which must be below `n`.
+    fn index(&mut self, n: usize) -> Option<usize> {
+        usize::try_from(self.varint()?).ok().filter(|&i| i < n)
     }
 
     fn str(&mut self) -> Option<&'a str> {
@@ -417,6 +505,43 @@ mod tests {
             assert!(decode_counted(&bytes[..cut], &rel, &f).is_none());
         }
         assert!(decode_counted(&renamed, &rel, &f).is_none());
+    }
+
+    #[test]
+    fn the_fallback_tail_is_stored_as_groups() {
+        let key = FileKey {
+            mtime_secs: 1,
+            mtime_nanos: 2,
+            size: 3,
+            hash: [0; 32],
+            racy: false,
+        };
+        let mut tags = vec![
+            tag(1, "main", TagKind::Def, "function"),
+            tag(-1, "main", TagKind::Ref, "identifier"),
+        ];
+        for i in 0..300 {
+            let name = ["printf", "x", "main"][i % 3];
+            tags.push(tag(-1, name, TagKind::Ref, "identifier"));
+        }
+        let bytes = encode(&key, &tags, None);
+        // Listed, the 301 references would take 3 bytes each.
+        assert!(bytes.len() < HEADER_LEN + 60, "{} bytes", bytes.len());
+        let (rel, f) = (&tags[0].rel_fname.clone(), &tags[0].fname.clone());
+        let back = decode_tags(&bytes, rel, f).unwrap();
+        // The same tags; each name's copies together, names in order of first appearance.
+        let mut grouped = vec![tags[0].clone()];
+        for (name, n) in [("main", 101), ("printf", 100), ("x", 100)] {
+            grouped.extend((0..n).map(|_| tag(-1, name, TagKind::Ref, "identifier")));
+        }
+        assert_eq!(back, grouped);
+        let counted = decode_counted(&bytes, rel, f).unwrap();
+        assert_eq!(counted, CountedTags::from_tags(tags));
+        // A group of no references can only be damage.
+        let mut zero = bytes.clone();
+        let last = zero.len() - 1;
+        zero[last] = 0;
+        assert!(decode_counted(&zero, rel, f).is_none());
     }
 
     #[test]

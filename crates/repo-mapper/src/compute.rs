@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
@@ -84,8 +86,8 @@ impl RepoMap {
         self.config.profile()
     }
 
-    /// SPEC §13.5 and issue 12: every chat and other file passes the root guard; missing
-    /// and refused files are warned about once per session.
+    /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
+    /// parallel); missing and refused files are warned about once per session.
     fn admit(&mut self, request: &MapRequest) -> Admitted {
         let root = &self.config.root;
         let mut all: Vec<&PathBuf> = request
@@ -93,19 +95,27 @@ impl RepoMap {
             .iter()
             .chain(&request.other_files)
             .collect();
-        all.sort();
+        all.sort_unstable();
         all.dedup();
         let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
+        guard.resolve_dirs(all.iter().map(|p| p.as_path()));
+        let verdicts: Vec<Result<String, Refusal>> = all
+            .par_iter()
+            .map(|f| guard.check(f).map(|()| rel_fname(root, f)))
+            .collect();
         let mut admitted = Admitted {
             present: Vec::with_capacity(all.len()),
             missing: HashSet::new(),
             refused: HashSet::new(),
             num_files: all.len(),
         };
-        for f in all {
-            let Err(why) = guard.check(f) else {
-                admitted.present.push((f.clone(), rel_fname(root, f)));
-                continue;
+        for (f, verdict) in all.into_iter().zip(verdicts) {
+            let why = match verdict {
+                Ok(rel) => {
+                    admitted.present.push((f.clone(), rel));
+                    continue;
+                }
+                Err(why) => why,
             };
             if why == Refusal::NotAFile {
                 admitted.missing.insert(f.clone());

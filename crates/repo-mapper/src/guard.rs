@@ -3,12 +3,15 @@
 //! Every file a computation reads passes [`RootGuard::check`] first, whoever listed it: the
 //! walk, `--files-from`, a chat file, a library caller. A file is inside the root when its
 //! path, with `..` resolved and every symlink followed, lies under the root's canonical
-//! path. Directories are resolved once each and cached, so a walk of many files costs one
-//! `lstat` per file and one `realpath` per directory.
+//! path. Directories are resolved once each, in parallel, before the files
+//! ([`RootGuard::resolve_dirs`]), so a walk of many files costs one `lstat` per file and
+//! one `realpath` per directory, and the files can be checked from many threads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 /// Why a file is not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,9 +61,27 @@ impl RootGuard {
         }
     }
 
+    /// Resolves the directories of `files` (in parallel), so that [`check`] finds them.
+    ///
+    /// [`check`]: RootGuard::check
+    pub(crate) fn resolve_dirs<'p>(&mut self, files: impl Iterator<Item = &'p Path>) {
+        let unseen: HashSet<&Path> = files
+            .filter_map(Path::parent)
+            .filter(|d| !self.dirs.contains_key(*d))
+            .collect();
+        let resolved: Vec<(PathBuf, bool)> = unseen
+            .into_par_iter()
+            .map(|d| (d.to_path_buf(), self.resolve_dir(d)))
+            .collect();
+        self.dirs.extend(resolved);
+    }
+
     /// Whether `path` may be read: a regular file (through a symlink, if it is one) inside
-    /// the root. One `lstat` per file; a `stat` and a `realpath` only for symlinks.
-    pub(crate) fn check(&mut self, path: &Path) -> Result<(), Refusal> {
+    /// the root. One `lstat` per file; a `stat` and a `realpath` only for symlinks (and a
+    /// `realpath` for a directory [`resolve_dirs`] was not given).
+    ///
+    /// [`resolve_dirs`]: RootGuard::resolve_dirs
+    pub(crate) fn check(&self, path: &Path) -> Result<(), Refusal> {
         if path.to_str().is_none() {
             return Err(Refusal::NotUtf8Name);
         }
@@ -95,17 +116,19 @@ impl RootGuard {
         }
     }
 
-    /// Whether `dir` resolves to a directory under the canonical root (cached per `dir`).
-    fn dir_inside(&mut self, dir: &Path) -> bool {
+    /// Whether `dir` resolves to a directory under the canonical root.
+    fn dir_inside(&self, dir: &Path) -> bool {
+        match self.dirs.get(dir) {
+            Some(&inside) => inside,
+            None => self.resolve_dir(dir),
+        }
+    }
+
+    fn resolve_dir(&self, dir: &Path) -> bool {
         let Some(root) = &self.canonical_root else {
             return false;
         };
-        if let Some(&inside) = self.dirs.get(dir) {
-            return inside;
-        }
-        let inside = dir.canonicalize().is_ok_and(|c| c.starts_with(root));
-        self.dirs.insert(dir.to_path_buf(), inside);
-        inside
+        dir.canonicalize().is_ok_and(|c| c.starts_with(root))
     }
 }
 
@@ -140,7 +163,7 @@ mod tests {
         fs::create_dir_all(root.join("a")).unwrap();
         fs::write(root.join("a/x.py"), "x = 1\n").unwrap();
         fs::write(d.path().join("secret.py"), "k = 1\n").unwrap();
-        let mut guard = RootGuard::new(&root, false);
+        let guard = RootGuard::new(&root, false);
         assert!(guard.check(&root.join("a/x.py")).is_ok());
         assert!(guard.check(&root.join("a/../a/x.py")).is_ok());
         assert_eq!(
@@ -170,7 +193,7 @@ mod tests {
         symlink(d.path().join("out/secret.py"), root.join("link.py")).unwrap();
         symlink(root.join("in.py"), root.join("inner.py")).unwrap();
         symlink(d.path().join("out"), root.join("outdir")).unwrap();
-        let mut guard = RootGuard::new(&root, false);
+        let guard = RootGuard::new(&root, false);
         assert!(matches!(
             guard.check(&root.join("link.py")),
             Err(Refusal::ExternalSymlink(_))
@@ -180,7 +203,7 @@ mod tests {
             guard.check(&root.join("outdir/secret.py")).unwrap_err(),
             Refusal::Outside
         );
-        let mut following = RootGuard::new(&root, true);
+        let following = RootGuard::new(&root, true);
         assert!(following.check(&root.join("link.py")).is_ok());
         assert_eq!(
             following.check(&root.join("outdir/secret.py")).unwrap_err(),
@@ -195,7 +218,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let name = std::ffi::OsStr::from_bytes(b"bad\xff.py");
         fs::write(d.path().join(name), "x = 1\n").unwrap();
-        let mut guard = RootGuard::new(d.path(), false);
+        let guard = RootGuard::new(d.path(), false);
         assert_eq!(
             guard.check(&d.path().join(name)).unwrap_err(),
             Refusal::NotUtf8Name
