@@ -23,7 +23,7 @@ macro_rules! languages {
         pub enum Language;
         $(
             $variant:ident $name:literal => $grammar:path,
-                tags $tags:literal $(, idents $idents:literal)?;
+                tags $tags:literal $(, idents $idents:literal)? $(, parse $parse:ident)?;
         )*
     ) => {
         $(#[$attr])*
@@ -57,11 +57,14 @@ macro_rules! languages {
                         path: $idents,
                         text: include_str!(concat!("../../../queries/", $idents)),
                     })?),
+                    parse_serially: languages!(@serially $($parse)?),
                 }),*];
                 &SPECS[self.index()]
             }
         }
     };
+    (@serially) => { false };
+    (@serially serially) => { true };
     (@optional) => { None };
     (@optional $source:expr) => { Some($source) };
 }
@@ -139,7 +142,9 @@ languages! {
     Pony "pony" => repo_mapper_grammars::PONY,
         tags "tree-sitter-language-pack/pony-tags.scm", idents "repo-mapper/pony-idents.scm";
     Properties "properties" => tree_sitter_properties::LANGUAGE,
-        tags "tree-sitter-language-pack/properties-tags.scm", idents "repo-mapper/properties-idents.scm";
+        tags "tree-sitter-language-pack/properties-tags.scm", idents "repo-mapper/properties-idents.scm",
+        // tree-sitter-properties 0.3's scanner keeps its state in a C global.
+        parse serially;
     Python "python" => tree_sitter_python::LANGUAGE,
         tags "tree-sitter-language-pack/python-tags.scm", idents "repo-mapper/python-idents.scm";
     Ql "ql" => tree_sitter_ql::LANGUAGE,

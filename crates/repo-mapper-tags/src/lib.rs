@@ -34,6 +34,8 @@ mod capture;
 mod counted;
 #[cfg(feature = "extract")]
 mod extract;
+#[cfg(feature = "extract")]
+mod ident_walk;
 mod language;
 mod limits;
 pub mod pycompat;

@@ -15,6 +15,7 @@ use tree_sitter::Query;
 use tree_sitter_language::LanguageFn;
 
 use crate::capture::{self, Capture};
+use crate::ident_walk::IdentWalk;
 use crate::{Language, scanner_guard};
 
 /// Where an embedded query file comes from.
@@ -31,6 +32,9 @@ pub(crate) struct Spec {
     pub(crate) grammar: LanguageFn,
     pub(crate) tags: QuerySource,
     pub(crate) idents: Option<QuerySource>,
+    /// The grammar's external scanner keeps state in globals: one parse at a time, process
+    /// wide (concurrent parses corrupt each other and can spin until the deadline).
+    pub(crate) parse_serially: bool,
 }
 
 /// The tree-sitter grammar of `lang`, its external scanner guarded so that no input can
@@ -63,6 +67,9 @@ pub fn idents_query_source(lang: Language) -> Option<QuerySource> {
 pub(crate) struct Compiled {
     pub tags: TagQuery,
     pub idents: Option<TagQuery>,
+    /// The identifier query as a tree walk, when it has the shape one can replace
+    /// (see `ident_walk`).
+    pub ident_walk: Option<IdentWalk>,
 }
 
 /// A compiled query and, by capture index, the tag each capture makes (`None` for
@@ -156,6 +163,9 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
             Ok(Compiled {
                 tags: compile(spec.tags)?,
                 idents: spec.idents.map(compile).transpose()?,
+                ident_walk: spec
+                    .idents
+                    .and_then(|src| IdentWalk::parse(src.text, &language)),
             })
         })
         .as_ref()
