@@ -2,8 +2,8 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rayon::prelude::*;
@@ -116,17 +116,16 @@ enum Outcome {
     Skipped,
     TooLarge,
     Error(String),
-    /// From the store; `rewrite` holds the entry to store again (new key or racy state).
+    /// From the store (its entry rewritten if its key changed, see [`Writer`]).
     Stored {
         tags: CountedTags,
         note: Option<Note>,
         hash_hit: bool,
-        rewrite: Option<Vec<u8>>,
     },
+    /// Extracted (its entry written, see [`Writer`]).
     Parsed {
         tags: CountedTags,
         note: Option<Note>,
-        entry: Vec<u8>,
     },
 }
 
@@ -172,7 +171,8 @@ pub fn scan(
     if rebuild {
         checked = check_all();
     }
-    let outcomes = read_unvouched(checked, opts, progress);
+    let writer = Writer::new(store, opts.dialect);
+    let outcomes = read_unvouched(checked, opts, progress, &writer);
     let mut out = ScanOutput {
         stats: ScanStats {
             files: files.len(),
@@ -181,14 +181,15 @@ pub fn scan(
         },
         ..ScanOutput::default()
     };
-    let mut writes = Vec::new();
-    for (i, ((fname, _), outcome)) in files.iter().zip(outcomes).enumerate() {
-        let entry = account(&mut out, i, outcome);
-        if let Some(entry) = entry {
-            writes.push((entry_key(opts.dialect, fname), entry));
-        }
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        account(&mut out, i, outcome);
     }
-    write_back(store, files, opts, writes, &mut out.stats);
+    if writer.finish() {
+        if let Some(root) = opts.prune_under {
+            out.stats.pruned = prune(store, files, root);
+        }
+        let _ = store.flush();
+    }
     tracing::debug!(
         store = %store.describe(),
         stats = ?out.stats,
@@ -204,6 +205,7 @@ fn read_unvouched(
     checked: Vec<Checked>,
     opts: &ScanOptions<'_>,
     progress: &(dyn Fn(ScanProgress) + Sync),
+    writer: &Writer<'_>,
 ) -> Vec<Outcome> {
     let to_read = checked
         .iter()
@@ -216,7 +218,7 @@ fn read_unvouched(
         .map(|c| match c {
             Checked::Done(outcome) => outcome,
             Checked::Unvouched(file) => {
-                let outcome = file.read(opts);
+                let outcome = file.read(opts, writer);
                 let read = read.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(ScanProgress { read, to_read });
                 outcome
@@ -242,64 +244,93 @@ fn reset(store: &dyn TagStore) -> bool {
     }
 }
 
-/// Adds one file's outcome to `out`; returns the entry to write, if any.
-fn account(out: &mut ScanOutput, i: usize, outcome: Outcome) -> Option<Vec<u8>> {
-    let (tags, note, entry) = match outcome {
+/// Adds one file's outcome to `out`.
+fn account(out: &mut ScanOutput, i: usize, outcome: Outcome) {
+    let (tags, note) = match outcome {
         Outcome::Skipped => {
             out.stats.skipped += 1;
-            (CountedTags::default(), None, None)
+            (CountedTags::default(), None)
         }
         Outcome::TooLarge => {
             out.stats.too_large += 1;
-            (CountedTags::default(), None, None)
+            (CountedTags::default(), None)
         }
         Outcome::Error(why) => {
             out.stats.errors += 1;
             out.problems.push((i, Problem::Unreadable(why)));
-            (CountedTags::default(), None, None)
+            (CountedTags::default(), None)
         }
         Outcome::Stored {
             tags,
             note,
             hash_hit,
-            rewrite,
         } => {
             if hash_hit {
                 out.stats.hash_hits += 1;
             } else {
                 out.stats.hits += 1;
             }
-            (tags, note, rewrite)
+            (tags, note)
         }
-        Outcome::Parsed { tags, note, entry } => {
+        Outcome::Parsed { tags, note } => {
             out.stats.misses += 1;
-            (tags, note, Some(entry))
+            (tags, note)
         }
     };
     if let Some(note) = note {
         out.problems.push((i, note.into()));
     }
     out.tags.push(tags);
-    entry
 }
 
-/// Writes the new entries, then prunes and flushes unless writing failed.
-fn write_back(
-    store: &dyn TagStore,
-    files: &[(PathBuf, String)],
-    opts: &ScanOptions<'_>,
-    writes: Vec<(Vec<u8>, Vec<u8>)>,
-    stats: &mut ScanStats,
-) {
-    for chunk in chunks(writes, WRITE_BATCH) {
-        if store.put_batch(chunk).is_err() {
-            return;
+/// Entries on their way to the store, written [`WRITE_BATCH`] at a time by whichever
+/// thread fills a batch, so that a cold scan never holds every entry at once. After a
+/// failed write nothing more is written, and the scan neither prunes nor flushes.
+struct Writer<'s> {
+    store: &'s dyn TagStore,
+    dialect: Dialect,
+    pending: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
+    failed: AtomicBool,
+}
+
+impl<'s> Writer<'s> {
+    fn new(store: &'s dyn TagStore, dialect: Dialect) -> Self {
+        Writer {
+            store,
+            dialect,
+            pending: Mutex::new(Vec::new()),
+            failed: AtomicBool::new(false),
         }
     }
-    if let Some(root) = opts.prune_under {
-        stats.pruned = prune(store, files, root);
+
+    /// Queues the entry of the file at `path`; writes the batch if it is full.
+    fn push(&self, path: &Path, entry: Vec<u8>) {
+        let key = entry_key(self.dialect, path);
+        let full = {
+            let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            pending.push((key, entry));
+            (pending.len() >= WRITE_BATCH).then(|| std::mem::take(&mut *pending))
+        };
+        if let Some(batch) = full {
+            self.write(batch);
+        }
     }
-    let _ = store.flush();
+
+    fn write(&self, batch: Vec<(Vec<u8>, Vec<u8>)>) {
+        if !self.failed.load(Ordering::Relaxed) && self.store.put_batch(batch).is_err() {
+            self.failed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Writes what is left; whether every write succeeded.
+    fn finish(self) -> bool {
+        let rest =
+            std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner));
+        if !rest.is_empty() {
+            self.write(rest);
+        }
+        !self.failed.load(Ordering::Relaxed)
+    }
 }
 
 /// A file after the first pass of [`scan`].
@@ -359,19 +390,24 @@ fn check(
 impl Unvouched {
     /// Second pass, one file: the stored tags if the content hash matches, else a fresh
     /// extraction.
-    fn read(self, opts: &ScanOptions<'_>) -> Outcome {
+    fn read(self, opts: &ScanOptions<'_>, writer: &Writer<'_>) -> Outcome {
         let bytes = match std::fs::read(&*self.names.abs) {
             Ok(b) => b,
             Err(e) => return Outcome::Error(e.to_string()),
         };
         let key = self.stat.key_of(&bytes);
-        if let Some(hit) = self
+        if let Some((hit, rewrite)) = self
             .stored
             .and_then(|e| confirmed_by_hash(e, &key, &self.names))
         {
+            if let Some(entry) = rewrite {
+                writer.push(&self.names.abs, entry);
+            }
             return hit;
         }
-        extract(self.lang, bytes, key, self.names, opts)
+        let (outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
+        writer.push(&self.names.abs, entry);
+        outcome
     }
 }
 
@@ -441,13 +477,16 @@ fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> 
         tags,
         note: codec::decode_note(entry),
         hash_hit: false,
-        rewrite: None,
     })
 }
 
-/// The stored entry, if its content hash is the file's (its key rewritten if stat
-/// changed, e.g. after a `touch`).
-fn confirmed_by_hash(entry: Vec<u8>, key: &FileKey, names: &Names) -> Option<Outcome> {
+/// The stored entry, if its content hash is the file's, and the entry to write back when
+/// its key changed (after a `touch`, or to clear the racy flag).
+fn confirmed_by_hash(
+    entry: Vec<u8>,
+    key: &FileKey,
+    names: &Names,
+) -> Option<(Outcome, Option<Vec<u8>>)> {
     let k = codec::decode_key(&entry)?;
     if k.hash != key.hash {
         return None;
@@ -457,12 +496,12 @@ fn confirmed_by_hash(entry: Vec<u8>, key: &FileKey, names: &Names) -> Option<Out
     let unchanged =
         (k.mtime_secs, k.mtime_nanos, k.size) == (key.mtime_secs, key.mtime_nanos, key.size);
     let rewrite = (k != *key).then(|| codec::with_key(entry, key));
-    Some(Outcome::Stored {
+    let stored = Outcome::Stored {
         tags,
         note,
         hash_hit: !unchanged,
-        rewrite,
-    })
+    };
+    Some((stored, rewrite))
 }
 
 /// A fresh extraction and the entry to store for it.
@@ -470,16 +509,16 @@ fn extract(
     lang: Language,
     bytes: Vec<u8>,
     key: FileKey,
-    names: Names,
+    names: &Names,
     opts: &ScanOptions<'_>,
-) -> Outcome {
+) -> (Outcome, Vec<u8>) {
     let (tags, note) = match source_from_bytes(bytes) {
         Some(source) => {
             let out = extract_source_within(
                 lang,
                 &source,
-                names.rel,
-                names.abs,
+                Arc::clone(&names.rel),
+                Arc::clone(&names.abs),
                 opts.dialect,
                 &opts.limits,
             );
@@ -488,11 +527,11 @@ fn extract(
         None => (Vec::new(), Some(Note::NotUtf8)),
     };
     let entry = codec::encode(&key, &tags, note);
-    Outcome::Parsed {
+    let parsed = Outcome::Parsed {
         tags: CountedTags::from_tags(tags),
         note,
-        entry,
-    }
+    };
+    (parsed, entry)
 }
 
 /// Removes stored entries (of every dialect) under `root` whose path is not among
@@ -555,12 +594,4 @@ fn split_time(t: SystemTime) -> (i64, u32) {
             )
         }
     }
-}
-
-fn chunks<T>(items: Vec<T>, size: usize) -> impl Iterator<Item = Vec<T>> {
-    let mut items = items.into_iter().peekable();
-    std::iter::from_fn(move || {
-        items.peek()?;
-        Some(items.by_ref().take(size).collect())
-    })
 }
