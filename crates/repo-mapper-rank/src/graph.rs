@@ -139,6 +139,9 @@ pub(crate) struct FactoredAdjacency {
     bundles: Csr<(u32, f64)>,
     /// Per identifier: its definers' nodes (none for identifiers without references).
     definer_nodes: Csr<u32>,
+    /// The identifiers with definer nodes, in order of first definition: the order their
+    /// shares are added, so that ranks never depend on how identifiers are numbered.
+    order: Vec<u32>,
 }
 
 impl FactoredAdjacency {
@@ -154,9 +157,10 @@ impl FactoredAdjacency {
                 per_ident[i as usize] += c * w;
             }
         }
-        for (i, &z) in per_ident.iter().enumerate() {
+        for &i in &self.order {
+            let z = per_ident[i as usize];
             if z != 0.0 {
-                for &v in self.definer_nodes.get(i) {
+                for &v in self.definer_nodes.get(i as usize) {
                     next[v as usize] += z;
                 }
             }
@@ -272,12 +276,19 @@ impl FileGraph {
             }
             definer_start.push(definer_nodes.len() as u32);
         }
+        let order = index
+            .def_order
+            .iter()
+            .copied()
+            .filter(|&i| self.referenced[i as usize])
+            .collect();
         self.out_weight = out_weight;
         self.adjacency = Adjacency::Factored(FactoredAdjacency {
             inv_sum,
             self_weight,
             bundles: Csr::from_parts(bundle_start, bundles),
             definer_nodes: Csr::from_parts(definer_start, definer_nodes),
+            order,
         });
     }
 

@@ -117,6 +117,11 @@ impl IndexBuilder {
     fn add_file(&mut self, fi: u32, tags: &[Tag], ids: &[u32]) {
         let start = self.file_defs.len();
         for (ti, (tag, &ident)) in tags.iter().zip(ids).enumerate() {
+            if ident == NONE {
+                // A reference to a name nobody defines: no edge, but a reference.
+                self.any_reference = true;
+                continue;
+            }
             match tag.kind {
                 TagKind::Def => self.add_definition(fi, ident, tag.line, ti as u32),
                 TagKind::Ref => self.add_reference(fi, ident),
@@ -129,6 +134,10 @@ impl IndexBuilder {
     /// same counts as that many reference tags.
     fn add_counted_references(&mut self, fi: u32, refs: &RefCounts, ids: &[u32]) {
         for ((_, count), &ident) in refs.iter().zip(ids) {
+            if ident == NONE {
+                self.any_reference |= count > 0;
+                continue;
+            }
             self.add_references(fi, ident, count);
         }
     }

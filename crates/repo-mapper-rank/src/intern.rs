@@ -2,11 +2,14 @@
 //! parallel.
 //!
 //! Hashing every name is the index's main cost on a large repository (the Linux tree:
-//! 18 million names, 2.6 million distinct). Names are split into shards by hash, one table
-//! per shard, each filled by its own thread in one pass over the files: no table is shared
-//! and none is merged. A shard's ids follow first appearance within the shard, and the
-//! shards' ids follow one another. (Which id a name gets does not matter to the ranking:
-//! every order it depends on — first definition, file order, names — is kept apart.)
+//! 18 million names). Only defined names get ids (1 million there, of 2.6 million
+//! distinct): a name nobody defines makes no edge, so its references are only looked up,
+//! and counted as references ([`NONE`]). Names are split into shards by hash, one table per
+//! shard, each filled by its own thread (definitions first, then references looked up):
+//! no table is shared and none is merged. A shard's ids follow first appearance within the
+//! shard, and the shards' ids follow one another. (Which id a name gets does not matter to
+//! the ranking: every order it depends on — first definition, file order, names — is kept
+//! apart.)
 
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -15,7 +18,9 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 
 use crate::FileTags;
+use crate::csr::NONE;
 use crate::fxhash::FxHasher;
+use repo_mapper_tags::TagKind;
 
 /// The identifiers of a request and, per file, the id of each tag and counted reference.
 pub(crate) struct Interned<'a> {
@@ -23,7 +28,8 @@ pub(crate) struct Interned<'a> {
     pub names: Vec<&'a str>,
     /// Finds a name's id.
     pub lookup: NameLookup,
-    /// Ids of every file's tags then counted references, back to back.
+    /// Ids of every file's tags then counted references, back to back ([`NONE`] for names
+    /// nobody defines).
     ids: Vec<u32>,
     /// Per file: where its ids start in `ids` (one more entry at the end).
     starts: Vec<usize>,
@@ -63,7 +69,8 @@ impl<'a> Interned<'a> {
         }
     }
 
-    /// The ids of file `fi`'s tags, then of its counted references.
+    /// The ids of file `fi`'s tags, then of its counted references ([`NONE`] for names
+    /// nobody defines).
     pub fn file_ids(&self, fi: usize) -> &[u32] {
         &self.ids[self.starts[fi]..self.starts[fi + 1]]
     }
@@ -95,10 +102,13 @@ impl NameLookup {
     }
 }
 
-/// The names of file `fi` (none for skipped files), tags first.
-fn file_names<'a>(file: &FileTags<'a>) -> impl Iterator<Item = &'a str> {
-    let tags = file.tags.iter().map(|t| t.name.as_str());
-    tags.chain(file.refs.iter().map(|(name, _)| name))
+/// The names of a file, tags first, each with whether it is a definition.
+fn file_names<'a>(file: &FileTags<'a>) -> impl Iterator<Item = (&'a str, bool)> {
+    let tags = file
+        .tags
+        .iter()
+        .map(|t| (t.name.as_str(), t.kind == TagKind::Def));
+    tags.chain(file.refs.iter().map(|(name, _)| (name, false)))
 }
 
 /// Per file, where its names start among all files' names.
@@ -143,26 +153,47 @@ impl<'a> Shard<'a> {
         s: usize,
         count: usize,
     ) -> Shard<'a> {
-        // Sized for a name to recur four times on average (seven on the Linux tree), so
-        // large tables are rarely rehashed.
-        let expected = (starts.last().copied().unwrap_or(0) / count) / 4;
+        // Sized for every definition to be a new name, so tables are never rehashed.
+        let defs: usize = files
+            .iter()
+            .zip(skip)
+            .filter(|(_, skip)| !**skip)
+            .map(|(f, _)| f.tags.iter().filter(|t| t.kind == TagKind::Def).count())
+            .sum();
+        let expected = defs / count + 1;
         let mut shard = Shard {
             names: Vec::with_capacity(expected),
             table: HashTable::with_capacity(expected),
         };
-        for (fi, file) in files.iter().enumerate() {
-            if skip[fi] {
-                continue;
-            }
-            for (k, name) in file_names(file).enumerate() {
-                let h = hash(name);
-                if shard_of(h, count) == s {
-                    let id = shard.intern(name, h);
-                    slots[starts[fi] + k].store(id, Ordering::Relaxed);
+        for defs in [true, false] {
+            for (fi, file) in files.iter().enumerate() {
+                if skip[fi] {
+                    continue;
+                }
+                for (k, (name, is_def)) in file_names(file).enumerate() {
+                    if is_def != defs {
+                        continue;
+                    }
+                    let h = hash(name);
+                    if shard_of(h, count) == s {
+                        let id = if defs {
+                            shard.intern(name, h)
+                        } else {
+                            shard.find(name, h).unwrap_or(NONE)
+                        };
+                        slots[starts[fi] + k].store(id, Ordering::Relaxed);
+                    }
                 }
             }
         }
         shard
+    }
+
+    fn find(&self, name: &str, hash_of_name: u64) -> Option<u32> {
+        let names = &self.names;
+        self.table
+            .find(hash_of_name, |&id| names[id as usize] == name)
+            .copied()
     }
 
     fn intern(&mut self, name: &'a str, hash_of_name: u64) -> u32 {
@@ -201,8 +232,10 @@ fn to_global(
         if skip[fi] {
             return;
         }
-        for (id, name) in out.iter_mut().zip(file_names(&files[fi])) {
-            *id += first[shard_of(hash(name), first.len())];
+        for (id, (name, _)) in out.iter_mut().zip(file_names(&files[fi])) {
+            if *id != NONE {
+                *id += first[shard_of(hash(name), first.len())];
+            }
         }
     });
     ids
@@ -215,9 +248,17 @@ mod tests {
 
     #[test]
     fn every_name_gets_one_id_in_any_number_of_shards() {
-        let a = vec![def("a.py", 1, "x"), refr("a.py", 2, "y")];
+        let a = vec![
+            def("a.py", 1, "x"),
+            refr("a.py", 2, "y"),
+            refr("a.py", 3, "q"),
+        ];
         let b = vec![refr("b.py", 1, "z"), def("b.py", 2, "x")];
-        let c = vec![def("c.py", 1, "w"), refr("c.py", 2, "y")];
+        let c = vec![
+            def("c.py", 1, "w"),
+            refr("c.py", 2, "y"),
+            def("c.py", 3, "y"),
+        ];
         let files = vec![
             file("a.py", &a, false),
             file("b.py", &b, false),
@@ -231,16 +272,19 @@ mod tests {
             assert_eq!(names, ["w", "x", "y"], "{shards} shards");
             let name = |fi: usize| -> Vec<&str> {
                 let ids = interned.file_ids(fi);
-                ids.iter().map(|&i| interned.names[i as usize]).collect()
+                let name = |&i: &u32| interned.names.get(i as usize).copied().unwrap_or("-");
+                ids.iter().map(name).collect()
             };
-            assert_eq!(name(0), ["x", "y"]);
+            // `q` is defined nowhere: looked up, not interned.
+            assert_eq!(name(0), ["x", "y", "-"]);
             assert!(name(1).is_empty());
-            assert_eq!(name(2), ["w", "y"]);
+            assert_eq!(name(2), ["w", "y", "y"]);
             let id_of = |n: &str| interned.lookup.find(&interned.names, n);
             for n in ["w", "x", "y"] {
                 assert_eq!(interned.names[id_of(n).unwrap() as usize], n);
             }
             assert_eq!(id_of("z"), None);
+            assert_eq!(id_of("q"), None);
         }
     }
 }

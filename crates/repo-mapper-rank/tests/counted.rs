@@ -107,3 +107,38 @@ fn counted_references_rank_as_reference_tags() {
         }
     }
 }
+
+/// Identifier ids depend on how many threads intern them; no rank may, on either
+/// adjacency (the factored one sums per identifier, in first-definition order).
+#[test]
+fn rankings_do_not_depend_on_the_number_of_threads() {
+    let (names, tags) = repo();
+    let counted: Vec<CountedTags> = tags.iter().cloned().map(CountedTags::from_tags).collect();
+    for exact_edge_limit in [0, usize::MAX] {
+        let mut config = RankConfig::default();
+        config.exact_edge_limit = exact_edge_limit;
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let files = names
+                    .iter()
+                    .zip(&counted)
+                    .map(|(n, t)| FileTags::counted(n, t))
+                    .collect();
+                summary(&rank(&request(files, Some(1), names.len()), &config))
+            })
+        };
+        let one = on(1);
+        assert!(one.len() > names.len());
+        for threads in [2, 3, 5] {
+            assert_eq!(
+                on(threads),
+                one,
+                "{threads} threads, limit {exact_edge_limit}"
+            );
+        }
+    }
+}
