@@ -432,6 +432,16 @@ mod tests {
         }
     }
 
+    fn a_key() -> FileKey {
+        FileKey {
+            mtime_secs: 1,
+            mtime_nanos: 2,
+            size: 3,
+            hash: [0; 32],
+            racy: false,
+        }
+    }
+
     #[test]
     fn round_trip() {
         let key = FileKey {
@@ -470,13 +480,7 @@ mod tests {
 
     #[test]
     fn damaged_entries_decode_to_none() {
-        let key = FileKey {
-            mtime_secs: 1,
-            mtime_nanos: 2,
-            size: 3,
-            hash: [0; 32],
-            racy: false,
-        };
+        let key = a_key();
         let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")], None);
         let rel: Arc<str> = Arc::from("a");
         let f: Arc<Path> = Arc::from(Path::new("/a"));
@@ -509,13 +513,7 @@ mod tests {
 
     #[test]
     fn the_fallback_tail_is_stored_as_groups() {
-        let key = FileKey {
-            mtime_secs: 1,
-            mtime_nanos: 2,
-            size: 3,
-            hash: [0; 32],
-            racy: false,
-        };
+        let key = a_key();
         let mut tags = vec![
             tag(1, "main", TagKind::Def, "function"),
             tag(-1, "main", TagKind::Ref, "identifier"),
@@ -554,13 +552,7 @@ mod tests {
             tag(5, "g", TagKind::Ref, "call"),
             tag(6, "f", TagKind::Ref, "call"),
         ];
-        let key = FileKey {
-            mtime_secs: 1,
-            mtime_nanos: 2,
-            size: 3,
-            hash: [0; 32],
-            racy: false,
-        };
+        let key = a_key();
         let bytes = encode(&key, &tags, None);
         let counted = decode_counted(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
