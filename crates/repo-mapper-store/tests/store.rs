@@ -325,6 +325,11 @@ fn file_deleted_after_listing_yields_no_tags() {
     );
 }
 
+/// The tag entries of a store (its keys but the pruning record, `m`).
+fn entries(store: &dyn TagStore) -> usize {
+    store.keys().into_iter().filter(|k| k != b"m").count()
+}
+
 #[test]
 fn removed_files_are_pruned() {
     let repo = Repo::new();
@@ -332,7 +337,7 @@ fn removed_files_are_pruned() {
     let b = repo.write("b.py", B);
     let s = open_store(&repo.cache(), &opts());
     run(&*s.store, &repo.files(&["a.py", "b.py"]));
-    assert_eq!(s.store.keys().len(), 2);
+    assert_eq!(entries(&*s.store), 2);
     fs::remove_file(b).unwrap();
     let out = scan(
         &*s.store,
@@ -344,7 +349,7 @@ fn removed_files_are_pruned() {
         &|_| {},
     );
     assert_eq!(out.stats.pruned, 1);
-    assert_eq!(s.store.keys().len(), 1);
+    assert_eq!(entries(&*s.store), 1);
     // Entries outside the root are never pruned.
     let elsewhere = Repo::new();
     let other = elsewhere.write("c.py", A);
@@ -358,7 +363,71 @@ fn removed_files_are_pruned() {
         },
         &|_| {},
     );
-    assert_eq!((out.stats.pruned, s.store.keys().len()), (0, 2));
+    assert_eq!((out.stats.pruned, entries(&*s.store)), (0, 2));
+}
+
+/// A memory store that counts how often every key is listed.
+#[derive(Default)]
+struct CountingKeys {
+    inner: MemoryStore,
+    listings: std::sync::atomic::AtomicUsize,
+}
+
+impl TagStore for CountingKeys {
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.inner.get(key)
+    }
+    fn put_batch(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> io::Result<()> {
+        self.inner.put_batch(entries)
+    }
+    fn remove_batch(&self, keys: Vec<Vec<u8>>) -> io::Result<()> {
+        self.inner.remove_batch(keys)
+    }
+    fn keys(&self) -> Vec<Vec<u8>> {
+        self.listings
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.keys()
+    }
+    fn flush(&self) -> io::Result<()> {
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        "counting".into()
+    }
+    fn reset(&self) -> io::Result<()> {
+        self.inner.reset()
+    }
+}
+
+/// Issue 14: pruning lists every key (a read of the whole store), so a walk with the same
+/// file list as the last pruned one skips it — unless a scan without pruning wrote since.
+#[test]
+fn a_walk_with_the_last_pruned_list_does_not_list_the_store() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    repo.write("b.py", B);
+    let store = CountingKeys::default();
+    let listings = || store.listings.load(std::sync::atomic::Ordering::Relaxed);
+    let walk = |names: &[&str]| {
+        let opts = ScanOptions {
+            prune_under: Some(repo.root()),
+            ..ScanOptions::default()
+        };
+        scan(&store, &repo.files(names), &opts, &|_| {})
+    };
+    walk(&["a.py", "b.py"]);
+    assert_eq!(listings(), 1);
+    walk(&["a.py", "b.py"]);
+    assert_eq!(listings(), 1, "same list: no listing");
+    // A scan without pruning stores an entry outside the list: the next walk prunes it.
+    let extra = repo.write("c.py", A);
+    run(&store, &[(extra, "c.py".to_owned())]);
+    let out = walk(&["a.py", "b.py"]);
+    assert_eq!((listings(), out.stats.pruned), (2, 1));
+    // Another list prunes too.
+    let out = walk(&["a.py"]);
+    assert_eq!((listings(), out.stats.pruned), (3, 1));
+    assert_eq!(entries(&store), 1);
 }
 
 /// A store whose disk is full: reads work, every write fails.
