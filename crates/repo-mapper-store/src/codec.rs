@@ -201,14 +201,7 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
 pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
     let mut tags = Vec::new();
     let strings = walk_tags(entry, |t, strings| {
-        let tag = Tag {
-            rel_fname: Arc::clone(rel_fname),
-            fname: Arc::clone(fname),
-            line: t.line,
-            name: strings[t.name].to_owned(),
-            kind: t.kind,
-            sub_kind: t.sub_kind,
-        };
+        let tag = t.to_tag(strings, rel_fname, fname);
         tags.extend(std::iter::repeat_n(tag, t.count as usize));
     });
     strings.map(|_| tags)
@@ -227,14 +220,7 @@ pub fn decode_counted(
     let mut order: Vec<u32> = Vec::new();
     let strings = walk_tags(entry, |t, strings| {
         if t.kind == TagKind::Def {
-            defs.push(Tag {
-                rel_fname: Arc::clone(rel_fname),
-                fname: Arc::clone(fname),
-                line: t.line,
-                name: strings[t.name].to_owned(),
-                kind: t.kind,
-                sub_kind: t.sub_kind,
-            });
+            defs.push(t.to_tag(strings, rel_fname, fname));
             return;
         }
         if counts.is_empty() {
@@ -261,6 +247,20 @@ struct StoredTag {
     sub_kind: &'static str,
     name: usize,
     count: u32,
+}
+
+impl StoredTag {
+    /// The tag, for the file `fname` (`rel_fname` relative to the root).
+    fn to_tag(&self, strings: &[&str], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Tag {
+        Tag {
+            rel_fname: Arc::clone(rel_fname),
+            fname: Arc::clone(fname),
+            line: self.line,
+            name: strings[self.name].to_owned(),
+            kind: self.kind,
+            sub_kind: self.sub_kind,
+        }
+    }
 }
 
 /// Reads an entry's tags in order: `each` gets every listed tag, then every group of the
