@@ -45,9 +45,17 @@ impl<'a> Interned<'a> {
         let starts = starts(files, skip);
         let total = starts.last().copied().unwrap_or(0);
         let slots: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+        // Tables sized for every definition to be a new name: never rehashed.
+        let defs: usize = files
+            .iter()
+            .zip(skip)
+            .filter(|(_, skip)| !**skip)
+            .map(|(f, _)| f.tags.iter().filter(|t| t.kind == TagKind::Def).count())
+            .sum();
+        let expected = defs / count + 1;
         let shards: Vec<Shard<'a>> = (0..count)
             .into_par_iter()
-            .map(|s| Shard::fill(files, skip, &starts, &slots, s, count))
+            .map(|s| Shard::fill(files, skip, &starts, &slots, (s, count), expected))
             .collect();
         let mut first = Vec::with_capacity(count);
         let mut names = Vec::with_capacity(shards.iter().map(|s| s.names.len()).sum());
@@ -144,23 +152,15 @@ struct Shard<'a> {
 
 impl<'a> Shard<'a> {
     /// Interns the names of shard `s` (of `count`), writing each one's local id into its
-    /// slot.
+    /// slot; the table has room for `expected` names.
     fn fill(
         files: &[FileTags<'a>],
         skip: &[bool],
         starts: &[usize],
         slots: &[AtomicU32],
-        s: usize,
-        count: usize,
+        (s, count): (usize, usize),
+        expected: usize,
     ) -> Shard<'a> {
-        // Sized for every definition to be a new name, so tables are never rehashed.
-        let defs: usize = files
-            .iter()
-            .zip(skip)
-            .filter(|(_, skip)| !**skip)
-            .map(|(f, _)| f.tags.iter().filter(|t| t.kind == TagKind::Def).count())
-            .sum();
-        let expected = defs / count + 1;
         let mut shard = Shard {
             names: Vec::with_capacity(expected),
             table: HashTable::with_capacity(expected),

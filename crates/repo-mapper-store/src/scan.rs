@@ -294,8 +294,8 @@ struct Writer<'s> {
     store: &'s dyn TagStore,
     dialect: Dialect,
     pending: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
-    /// A batch was written (or tried).
-    written: AtomicBool,
+    /// An entry was queued.
+    queued: AtomicBool,
     failed: AtomicBool,
 }
 
@@ -305,13 +305,14 @@ impl<'s> Writer<'s> {
             store,
             dialect,
             pending: Mutex::new(Vec::new()),
-            written: AtomicBool::new(false),
+            queued: AtomicBool::new(false),
             failed: AtomicBool::new(false),
         }
     }
 
     /// Queues the entry of the file at `path`; writes the batch if it is full.
     fn push(&self, path: &Path, entry: Vec<u8>) {
+        self.queued.store(true, Ordering::Relaxed);
         let key = entry_key(self.dialect, path);
         let full = {
             let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
@@ -324,7 +325,6 @@ impl<'s> Writer<'s> {
     }
 
     fn write(&self, batch: Vec<(Vec<u8>, Vec<u8>)>) {
-        self.written.store(true, Ordering::Relaxed);
         if !self.failed.load(Ordering::Relaxed) && self.store.put_batch(batch).is_err() {
             self.failed.store(true, Ordering::Relaxed);
         }
@@ -332,13 +332,7 @@ impl<'s> Writer<'s> {
 
     /// Whether any entry was queued.
     fn wrote(&self) -> bool {
-        self.failed.load(Ordering::Relaxed)
-            || !self
-                .pending
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .is_empty()
-            || self.written.load(Ordering::Relaxed)
+        self.queued.load(Ordering::Relaxed)
     }
 
     /// Writes what is left; whether every write succeeded.

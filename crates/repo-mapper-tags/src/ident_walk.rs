@@ -144,10 +144,9 @@ impl IdentWalk {
     }
 
     fn rule_of(&self, node: Node<'_>) -> Option<&Rule> {
+        // Only named kind ids are bound (`bind`): an anonymous node never has a rule.
         let rule = (*self.rule_of_kind.get(usize::from(node.kind_id()))?)?;
-        // Anonymous nodes share kind names with named ones only through `(kind)`
-        // patterns, which match named nodes alone.
-        node.is_named().then(|| &self.rules[usize::from(rule)])
+        Some(&self.rules[usize::from(rule)])
     }
 
     fn keeps(&self, rule: &Rule, node: Node<'_>, source: &[u8]) -> bool {
