@@ -1,0 +1,88 @@
+//! The floor under a cold run: how long tree-sitter takes only to *parse* a repository's
+//! files, against parsing and extracting their tags, on every core.
+//!
+//! `find REPO -type f | cargo run --release -p repo-mapper-tags --example parse_floor -- [MAX_BYTES]`
+//!
+//! Reads paths from standard input, keeps those in a supported language and no larger than
+//! `MAX_BYTES` (default 1 MiB, the default profile's `--max-filesize`), reads them all into
+//! memory, then times two passes over them with rayon: parse only, then full extraction
+//! (parse, tag query or walk, identifier fallback). Neither pass touches the disk, so the
+//! first is what no cold run can beat without parsing less.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use repo_mapper_tags::{Dialect, Language, Limits, extract_source_within, parse_within};
+
+fn main() {
+    let max: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1 << 20);
+    let files = load(max);
+    let bytes: usize = files.iter().map(|(_, _, s)| s.len()).sum();
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "{} files, {mb:.1} MB, {} threads",
+        files.len(),
+        rayon::current_num_threads()
+    );
+
+    let t = Instant::now();
+    let trees = files
+        .par_iter()
+        .filter(|(lang, _, src)| parse_within(*lang, src, &Limits::default()).is_some())
+        .count();
+    let parse = t.elapsed().as_secs_f64();
+    println!(
+        "parse only:      {parse:7.2} s wall ({trees} trees, {:.1} MB/s)",
+        mb / parse
+    );
+
+    let t = Instant::now();
+    let tags: usize = files
+        .par_iter()
+        .map(|(lang, path, src)| {
+            let rel: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+            let fname: Arc<Path> = Arc::from(path.as_path());
+            let limits = Limits::default();
+            extract_source_within(*lang, src, rel, fname, Dialect::Default, &limits)
+                .tags
+                .len()
+        })
+        .sum();
+    let all = t.elapsed().as_secs_f64();
+    println!(
+        "parse + extract: {all:7.2} s wall ({tags} tags, {:.1} MB/s)",
+        mb / all
+    );
+    println!(
+        "extraction beyond the parse: {:.0}%",
+        100.0 * (all - parse) / all
+    );
+}
+
+/// The supported files named on standard input, no larger than `max` bytes, read.
+fn load(max: u64) -> Vec<(Language, PathBuf, String)> {
+    let paths: Vec<PathBuf> = std::io::stdin()
+        .lock()
+        .lines()
+        .map_while(Result::ok)
+        .map(PathBuf::from)
+        .collect();
+    paths
+        .into_par_iter()
+        .filter_map(|path| {
+            let lang = Language::for_path(&path, Dialect::Default)?;
+            let meta = std::fs::metadata(&path).ok()?;
+            if !meta.is_file() || meta.len() > max {
+                return None;
+            }
+            let src = std::fs::read_to_string(&path).ok()?;
+            Some((lang, path, src))
+        })
+        .collect()
+}
