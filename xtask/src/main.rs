@@ -6,6 +6,7 @@
 //! * `corpus`: fetch the real projects `parity --corpus` runs on.
 //! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
 //!   with hostile input (issue 12).
+//! * `mentions`: message mentions against Aider's (issue 15).
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
 //! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
 
@@ -13,6 +14,7 @@ mod corpus;
 mod fuzz;
 mod lexers;
 mod lint;
+mod mentions;
 mod parity;
 mod scale;
 mod vendor;
@@ -44,6 +46,7 @@ fn run() -> Result<()> {
         "corpus" => corpus::run(rest),
         "fuzz" => fuzz::run(rest),
         "lint" => lint::run(rest),
+        "mentions" => mentions::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -79,6 +82,8 @@ commands:
     --pin-captures               pin py-tree-sitter's capture order in the fixed and stock
                                  comparators too (docs/parity.md T2)
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
+  mentions                       the mentions derived from real commit messages (fixtures/mentions/)
+                                 against Aider 0.86.2's own Coder methods; fails on any difference
   lint                           house rules clippy does not check: no function over 80 lines
   fuzz                           mutate fixtures/languages/ samples; fail on a panic or a slow file,
                                  saving it under fixtures/fuzz-regressions/ (replayed by cargo test)

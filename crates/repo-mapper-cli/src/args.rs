@@ -42,6 +42,15 @@ pub(crate) struct Cli {
     #[arg(short = 'i', long = "mention-ident", value_name = "NAME")]
     pub mention_idents: Vec<String>,
 
+    /// The user's message: the identifiers and files it mentions steer the map, as in
+    /// Aider, and an empty map is retried without chat files, then without mentions.
+    #[arg(long, value_name = "TEXT", conflicts_with = "message_file")]
+    pub message: Option<String>,
+
+    /// Read the user's message from FILE (`-`: stdin); see --message.
+    #[arg(long, value_name = "FILE|-")]
+    pub message_file: Option<String>,
+
     /// Map cache policy.
     #[arg(long, value_name = "MODE", default_value_t = Named(Refresh::default()))]
     pub refresh: Named<Refresh>,

@@ -96,20 +96,42 @@ fn run(settings: Settings) -> Result<(), Failure> {
     let bar = ProgressBar::new(settings.progress);
     let bar_ref = bar.clone();
     map.set_progress(move |p| bar_ref.update(p));
-    let result = map.map(&settings.request);
+    let (result, mentions) = match &settings.message {
+        None => (map.map(&settings.request), None),
+        Some(message) => {
+            let mentions = map.mentions(&settings.request, message);
+            let mut request = settings.request.clone();
+            request
+                .mentioned_files
+                .extend(mentions.files.iter().cloned());
+            request
+                .mentioned_idents
+                .extend(mentions.idents.iter().cloned());
+            (map.map_with_fallback(&request), Some(mentions))
+        }
+    };
     bar.finish();
-    let (text, report) = match &result {
-        Ok(out) => (Some(out.text.as_str()), Some(&*out.report)),
-        Err(why) => (None, why.report()),
+    let made = match &result {
+        Ok(out) => output::Made {
+            text: Some(out.text.as_str()),
+            report: Some(&*out.report),
+            attempt: Some(out.attempt),
+            mentions: mentions.as_ref(),
+        },
+        Err(why) => output::Made {
+            text: None,
+            report: why.report(),
+            attempt: None,
+            mentions: mentions.as_ref(),
+        },
     };
     // Nothing is printed when no computation ran (budget 0, no files).
-    let written = match (text, report) {
+    let written = match (made.text, made.report) {
         (None, None) => Ok(()),
         _ => output::write(
             &mut std::io::stdout().lock(),
             settings.format,
-            text,
-            report,
+            &made,
             map.config(),
         ),
     };

@@ -3,21 +3,35 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use repo_mapper::{Config, MapReport, profile_name};
+use repo_mapper::{Attempt, Config, MapReport, Mentions, profile_name};
 
 use crate::args::Format;
 
-/// Writes the map (`None`: no map) in `format`.
+/// What a run made: the map (`None`: no map), its report, and with `--message` the
+/// mentions derived from it and the fallback attempt that made the map.
+pub(crate) struct Made<'a> {
+    pub text: Option<&'a str>,
+    pub report: Option<&'a MapReport>,
+    pub attempt: Option<Attempt>,
+    pub mentions: Option<&'a Mentions>,
+}
+
+/// Writes what the run made in `format`.
 pub(crate) fn write(
     out: &mut impl Write,
     format: Format,
-    text: Option<&str>,
-    report: Option<&MapReport>,
+    made: &Made<'_>,
     config: &Config,
 ) -> std::io::Result<()> {
+    let (text, report) = (made.text, made.report);
     match format {
         Format::Json => {
-            let json = report_json(report, text, config);
+            let mut json = report_json(report, text, config);
+            json["attempt"] = serde_json::json!(made.attempt.map(Attempt::number));
+            json["mentions"] = serde_json::json!(made.mentions.map(|m| serde_json::json!({
+                "files": m.files,
+                "idents": m.idents,
+            })));
             let json = serde_json::to_string_pretty(&json).expect("JSON values serialise");
             writeln!(out, "{}", escape_json_controls(&json))?;
         }

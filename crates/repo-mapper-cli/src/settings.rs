@@ -23,6 +23,8 @@ pub(crate) struct Settings {
     pub request: MapRequest,
     pub format: Format,
     pub progress: bool,
+    /// `--message` or `--message-file`: derive mentions and fall back as Aider does.
+    pub message: Option<String>,
 }
 
 impl Settings {
@@ -39,6 +41,7 @@ impl Settings {
             request,
             format: cli.format,
             progress: cli.progress,
+            message: message(cli)?,
         })
     }
 }
@@ -226,18 +229,33 @@ fn resolve_anchors(values: &[String], root: &Path, cwd: &Path) -> Anchors {
     anchors
 }
 
-/// `--files-from`: paths relative to the root, one per line; blank lines ignored.
-fn read_files_from(source: &str, root: &Path) -> Result<Vec<PathBuf>, Failure> {
+/// `--message TEXT` or `--message-file FILE|-` (stdin only once: not with `--files-from -`).
+fn message(cli: &Cli) -> Result<Option<String>, Failure> {
+    match cli.message_file.as_deref() {
+        None => Ok(cli.message.clone()),
+        Some("-") if cli.files_from.as_deref() == Some("-") => Err(Failure::fatal(
+            "error: --message-file - and --files-from - cannot both read stdin",
+        )),
+        Some(source) => read_text(source, "the message").map(Some),
+    }
+}
+
+/// The text of `source`, a file or `-` for stdin; `what` names it in the error.
+fn read_text(source: &str, what: &str) -> Result<String, Failure> {
     let mut text = String::new();
     if source == "-" {
-        std::io::stdin().read_to_string(&mut text).map_err(|e| {
-            Failure::fatal(format!("error: cannot read the file list from stdin: {e}"))
-        })?;
-    } else {
-        text = std::fs::read_to_string(source).map_err(|e| {
-            Failure::fatal(format!("error: cannot read the file list {source}: {e}"))
-        })?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Failure::fatal(format!("error: cannot read {what} from stdin: {e}")))?;
+        return Ok(text);
     }
+    std::fs::read_to_string(source)
+        .map_err(|e| Failure::fatal(format!("error: cannot read {what} {source}: {e}")))
+}
+
+/// `--files-from`: paths relative to the root, one per line; blank lines ignored.
+fn read_files_from(source: &str, root: &Path) -> Result<Vec<PathBuf>, Failure> {
+    let text = read_text(source, "the file list")?;
     let mut files: Vec<PathBuf> = text
         .lines()
         .map(str::trim_end)

@@ -500,3 +500,71 @@ fn files_over_the_size_limit_are_not_parsed_outside_the_aider_profile() {
         .code(1)
         .stderr(predicate::str::contains("is not a size"));
 }
+
+#[test]
+fn message_mentions_are_derived_listed_and_steer_the_map() {
+    let r = repo();
+    let message = "Why does checkout.py charge twice? See place_order";
+    let out = stdout_of(cmd(r.path()).args([".", "--format", "json", "--message", message]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["attempt"], 1);
+    assert_eq!(
+        v["mentions"]["files"],
+        serde_json::json!(["app/services/checkout.py"])
+    );
+    let idents = v["mentions"]["idents"].as_array().unwrap();
+    assert!(idents.contains(&serde_json::json!("place_order")));
+    // The same mentions given by hand make the same map.
+    let by_hand = stdout_of(
+        cmd(r.path())
+            .args([".", "-m", "app/services/checkout.py"])
+            .args(
+                idents
+                    .iter()
+                    .flat_map(|i| ["-i".to_owned(), i.as_str().unwrap().to_owned()]),
+            ),
+    );
+    assert_eq!(v["map"].as_str().unwrap(), by_hand);
+}
+
+#[test]
+fn message_file_reads_stdin_and_falls_back_when_every_file_is_in_the_chat() {
+    let r = repo();
+    let mut c = cmd(r.path());
+    c.args([
+        ".",
+        "--format",
+        "json",
+        "--message-file",
+        "-",
+        "--files-from",
+    ])
+    .arg(r.path().join("list.txt"));
+    std::fs::write(r.path().join("list.txt"), "app/models/order.py\n").unwrap();
+    c.args(["-c", "app/models/order.py"])
+        .write_stdin("the Order total is wrong");
+    let v: serde_json::Value = serde_json::from_str(&stdout_of(&mut c)).unwrap();
+    assert_eq!(v["attempt"], 2, "the only file is in the chat");
+    assert!(v["map"].as_str().unwrap().contains("class Order:"));
+    assert!(
+        v["mentions"]["idents"]
+            .as_array()
+            .unwrap()
+            .contains(&"Order".into())
+    );
+}
+
+#[test]
+fn message_flags_conflict_and_stdin_is_read_once() {
+    let r = repo();
+    cmd(r.path())
+        .args([".", "--message", "x", "--message-file", "m.txt"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot be used with"));
+    cmd(r.path())
+        .args([".", "--message-file", "-", "--files-from", "-"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot both read stdin"));
+}

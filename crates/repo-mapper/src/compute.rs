@@ -19,7 +19,7 @@ use crate::budget::{Fitted, aider_search, strict_search};
 use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
-use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
+use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
@@ -77,6 +77,7 @@ impl RepoMap {
                 text: self.with_prefix(&f.text, request.chat_files.is_empty()),
                 report,
                 from_cache: false,
+                attempt: Attempt::Requested,
             }),
             _ => Err(NoMap::NothingFits { budget, report }),
         }

@@ -40,8 +40,10 @@
 mod budget;
 mod compute;
 mod config;
+mod fallback;
 mod guard;
 mod map;
+mod mentions;
 mod paths;
 mod request;
 mod tokens;
@@ -49,11 +51,14 @@ mod walk;
 
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};
+pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankTimings, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{CacheLocation, Problem, ScanStats, StoreFallback};
 pub use repo_mapper_tags::{CutShort, Limits};
-pub use request::{Anchors, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
+pub use request::{
+    Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
+};
 pub use tokens::Tokenizer;
 pub use walk::list_files;
 

@@ -118,6 +118,33 @@ pub struct MapOutput {
     /// Whether the map came from the map cache (then `report` is that of the computation
     /// that made it).
     pub from_cache: bool,
+    /// Which attempt of Aider's fallback chain produced it ([`RepoMap::map_with_fallback`](crate::RepoMap::map_with_fallback));
+    /// [`Attempt::Requested`] from [`RepoMap::map`](crate::RepoMap::map).
+    pub attempt: Attempt,
+}
+
+/// The attempts of Aider's progressive fallback (`Coder.get_repo_map`), in order: each runs
+/// only when the one before produced no map.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Attempt {
+    /// 1: the request as made (chat files, other files, mentions).
+    #[default]
+    Requested,
+    /// 2: no chat files, every file a candidate, mentions and anchors kept.
+    NoChatFiles,
+    /// 3: no chat files, no mentions, no anchors.
+    Unhinted,
+}
+
+impl Attempt {
+    /// The attempt's number, 1–3.
+    pub fn number(self) -> u8 {
+        match self {
+            Attempt::Requested => 1,
+            Attempt::NoChatFiles => 2,
+            Attempt::Unhinted => 3,
+        }
+    }
 }
 
 /// Why there is no map.

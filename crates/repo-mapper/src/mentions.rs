@@ -1,0 +1,249 @@
+//! What a user's message mentions: the identifiers and files Aider 0.86.2 derives from the
+//! current message before it asks for a map (`Coder.get_repo_map`, combining
+//! `get_ident_mentions`, `get_file_mentions` and `get_ident_filename_matches`).
+//!
+//! Every quirk is Aider's, on purpose, so the `aider` profile ranks what Aider ranks: the
+//! identifier split keeps the empty words at either end, a file is mentioned by its whole
+//! relative path or by a basename that is unique and looks like a file name (it has a `.`,
+//! `_` or `-`), and any identifier of five characters or more mentions every file whose
+//! stem it equals, ignoring case. `tests/mentions_aider.rs` checks all three against Aider's
+//! own methods on real commit messages.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use repo_mapper_tags::pycompat::isspace;
+
+use crate::paths::rel_fname;
+
+/// The identifiers and files a message mentions (relative paths, `/`-separated as listed).
+///
+/// ```
+/// use repo_mapper::Mentions;
+///
+/// let files = ["src/billing.py".to_owned(), "src/shop.py".to_owned()];
+/// let m = Mentions::from_message("Fix `billing.py`: Invoice totals", &files, &[]);
+/// assert!(m.files.contains("src/billing.py"));
+/// assert!(m.idents.contains("Invoice"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Mentions {
+    /// Files mentioned by path or unique basename, and files whose stem is a mentioned
+    /// identifier.
+    pub files: BTreeSet<String>,
+    /// Every word of the message (Aider's `\W+` split, empty words included).
+    pub idents: BTreeSet<String>,
+}
+
+impl Mentions {
+    /// What `message` mentions, given the repository's files (`all_files`, relative to the
+    /// root) and those of them in the chat (`chat_files`), as `Coder.get_repo_map` derives
+    /// it from the current message. Like Aider, the message is read with the line break
+    /// that ends each message of the exchange.
+    pub fn from_message(message: &str, all_files: &[String], chat_files: &[String]) -> Mentions {
+        let text = format!("{message}\n");
+        let idents = ident_mentions(&text);
+        let mut files = file_mentions(&text, all_files, chat_files);
+        files.extend(ident_filename_matches(&idents, all_files));
+        Mentions { files, idents }
+    }
+
+    /// [`Mentions::from_message`] for absolute paths under `root`, as a
+    /// [`MapRequest`](crate::MapRequest) holds them (all files: chat and other files).
+    pub fn from_paths(
+        message: &str,
+        root: &Path,
+        chat_files: &[impl AsRef<Path>],
+        other_files: &[impl AsRef<Path>],
+    ) -> Mentions {
+        let rel = |f: &dyn AsRef<Path>| rel_fname(root, f.as_ref());
+        let chat: Vec<String> = chat_files.iter().map(|f| rel(f)).collect();
+        let mut all: Vec<String> = other_files.iter().map(|f| rel(f)).collect();
+        all.extend(chat.iter().cloned());
+        all.sort();
+        all.dedup();
+        Mentions::from_message(message, &all, &chat)
+    }
+}
+
+/// `Coder.get_ident_mentions`: `set(re.split(r"\W+", text))`, with Python's Unicode `\w`
+/// (letters, numbers, `_`).
+pub fn ident_mentions(text: &str) -> BTreeSet<String> {
+    static NON_WORD: OnceLock<Regex> = OnceLock::new();
+    let non_word = NON_WORD.get_or_init(|| Regex::new(r"[^\p{L}\p{N}_]+").expect("valid regex"));
+    non_word.split(text).map(str::to_owned).collect()
+}
+
+/// `Coder.get_file_mentions(text)`: files of `all_files` not in the chat named in `text`
+/// by their whole path (either slash) or by a unique, file-like basename that is not the
+/// basename of a chat file.
+pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) -> BTreeSet<String> {
+    let words = message_words(text);
+    let normalized: HashSet<String> = words.iter().map(|w| w.replace('\\', "/")).collect();
+    let chat: HashSet<&str> = chat_files.iter().map(String::as_str).collect();
+    let existing: HashSet<&str> = chat_files.iter().map(|f| basename(f)).collect();
+    let mut mentioned = BTreeSet::new();
+    let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
+    let addable = all_files.iter().filter(|f| !chat.contains(f.as_str()));
+    for rel in addable {
+        if normalized.contains(&rel.replace('\\', "/")) {
+            mentioned.insert(rel.clone());
+        }
+        let name = basename(rel);
+        if name.contains(['/', '\\', '.', '_', '-']) {
+            by_basename.entry(name).or_default().push(rel);
+        }
+    }
+    for (name, rels) in by_basename {
+        if !existing.contains(name) && rels.len() == 1 && words.contains(name) {
+            mentioned.insert(rels[0].to_owned());
+        }
+    }
+    mentioned
+}
+
+/// The words of `get_file_mentions`: split on whitespace, sentence punctuation dropped
+/// from the end, then quotes and emphasis from both ends.
+fn message_words(text: &str) -> HashSet<&str> {
+    text.split(isspace)
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches([',', '.', '!', ';', ':', '?']))
+        .map(|w| w.trim_matches(['"', '\'', '`', '*', '_']))
+        .collect()
+}
+
+/// `Coder.get_ident_filename_matches`: the files whose stem, lowercased and at least five
+/// characters long, equals a mentioned identifier of five characters or more, lowercased.
+pub fn ident_filename_matches(idents: &BTreeSet<String>, all_files: &[String]) -> BTreeSet<String> {
+    let mut by_stem: HashMap<String, Vec<&str>> = HashMap::new();
+    for rel in all_files {
+        if rel.is_empty() || rel == "." {
+            continue;
+        }
+        let stem = stem(rel).to_lowercase();
+        if stem.chars().count() >= 5 {
+            by_stem.entry(stem).or_default().push(rel);
+        }
+    }
+    let mut matches = BTreeSet::new();
+    for ident in idents.iter().filter(|i| i.chars().count() >= 5) {
+        if let Some(rels) = by_stem.get(&ident.to_lowercase()) {
+            matches.extend(rels.iter().map(|r| (*r).to_owned()));
+        }
+    }
+    matches
+}
+
+/// `os.path.basename`: what follows the last `/`.
+fn basename(rel: &str) -> &str {
+    rel.rsplit('/').next().unwrap_or(rel)
+}
+
+/// `pathlib.PurePosixPath(rel).stem` (Python 3.11): the last component without its
+/// suffix, where a suffix starts at the last `.` that is neither first nor last.
+fn stem(rel: &str) -> &str {
+    let name = rel.trim_end_matches('/').rsplit('/').next().unwrap_or(rel);
+    match name.rfind('.') {
+        Some(i) if i > 0 && i < name.len() - 1 => &name[..i],
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(items: &[&str]) -> BTreeSet<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn files(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn identifiers_split_on_non_word_characters_keeping_empty_ends() {
+        assert_eq!(
+            ident_mentions("fix get_user() now\n"),
+            set(&["fix", "get_user", "now", ""])
+        );
+        assert_eq!(ident_mentions("naïve café ②"), set(&["naïve", "café", "②"]));
+        assert_eq!(ident_mentions(""), set(&[""]));
+    }
+
+    #[test]
+    fn files_by_path_or_unique_file_like_basename() {
+        let all = files(&[
+            "a/util.py",
+            "b/util.py",
+            "src/shop_cart.rb",
+            "tools/make",
+            "x/run",
+        ]);
+        let m = file_mentions("see a/util.py, shop_cart.rb and make run\n", &all, &[]);
+        assert_eq!(m, set(&["a/util.py", "src/shop_cart.rb"]));
+        // `util.py` names two files: not unique, so no basename mention.
+        assert!(file_mentions("util.py", &all, &[]).is_empty());
+        // Backslashes in the message match forward slashes.
+        assert_eq!(file_mentions("a\\util.py", &all, &[]), set(&["a/util.py"]));
+    }
+
+    #[test]
+    fn quotes_and_sentence_punctuation_are_stripped() {
+        let all = files(&["src/shop_cart.rb"]);
+        for text in [
+            "`shop_cart.rb`.",
+            "\"src/shop_cart.rb\"!",
+            "**shop_cart.rb**:",
+        ] {
+            assert_eq!(
+                file_mentions(text, &all, &[]),
+                set(&["src/shop_cart.rb"]),
+                "{text}"
+            );
+        }
+        assert!(file_mentions("(shop_cart.rb)", &all, &[]).is_empty());
+    }
+
+    #[test]
+    fn chat_files_and_their_basenames_are_not_mentioned() {
+        let all = files(&["a/models.py", "b/models.py", "c/views.py"]);
+        let chat = files(&["a/models.py"]);
+        assert!(file_mentions("a/models.py", &all, &chat).is_empty());
+        // b/models.py is the only addable `models.py`, but a chat file has that basename.
+        assert!(file_mentions("models.py", &all, &chat).is_empty());
+        assert_eq!(file_mentions("views.py", &all, &chat), set(&["c/views.py"]));
+    }
+
+    #[test]
+    fn identifiers_of_five_characters_match_stems_ignoring_case() {
+        let all = files(&["src/Router.ts", "lib/router/index.js", "a/main.py", ".env"]);
+        // `main` is too short; `router` is no stem of `lib/router/index.js`.
+        let idents = set(&["router", "Main", "main"]);
+        assert_eq!(
+            ident_filename_matches(&idents, &all),
+            set(&["src/Router.ts"])
+        );
+        let short = files(&["a/main.py"]);
+        assert!(ident_filename_matches(&set(&["main"]), &short).is_empty());
+    }
+
+    #[test]
+    fn stems_follow_pathlib() {
+        assert_eq!(stem("a/b.tar.gz"), "b.tar");
+        assert_eq!(stem(".bashrc"), ".bashrc");
+        assert_eq!(stem("dir/name."), "name.");
+        assert_eq!(stem("Makefile"), "Makefile");
+    }
+
+    #[test]
+    fn the_message_combines_all_three() {
+        let all = files(&["app/billing.py", "app/shop.py", "app/checkout_flow.py"]);
+        let m = Mentions::from_message("Billing breaks in checkout_flow.py", &all, &[]);
+        assert_eq!(m.files, set(&["app/billing.py", "app/checkout_flow.py"]));
+        assert!(m.idents.contains("Billing") && m.idents.contains(""));
+    }
+}
