@@ -4,14 +4,19 @@
 use std::path::PathBuf;
 
 use clap::builder::PossibleValue;
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 use repo_mapper::{Config, Limits, PROFILES, PageRankParams, Profile, Refresh, Tokenizer};
 
 /// Aider's repo map of a repository: the definitions that matter most, within a token
 /// budget.
 #[derive(Debug, Parser)]
-#[command(name = "repo-mapper", version, about, long_about = None)]
+#[command(name = "repo-mapper", version, about, long_about = None,
+          args_conflicts_with_subcommands = true)]
 pub(crate) struct Cli {
+    /// Another job than printing a map.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// Repository root (default: the nearest ancestor of the current directory with a
     /// `.git` directory, else the current directory).
     #[arg(value_name = "REPO_PATH")]
@@ -132,6 +137,32 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "SECS",
           default_value_t = Limits::DEFAULT_TIME_PER_FILE.as_secs_f64())]
     pub time_per_file: f64,
+}
+
+/// The subcommands (`repo-mapper mcp`, …); without one, the command prints a map.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Serve the map to coding agents over MCP on stdin and stdout (tools `repo_map` and
+    /// `search_identifiers`), keeping each repository's session warm between calls.
+    Mcp {
+        /// Serve only repositories inside DIR (repeatable; default: any directory).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+
+        /// Live sessions kept (one per repository and profile); the least recently used
+        /// is dropped past this many.
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        max_sessions: usize,
+    },
+    /// Print a completion script for SHELL on stdout.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout; `cargo xtask man` writes it to a file.
+    #[command(hide = true)]
+    Man,
 }
 
 /// `--max-filesize`: a number of bytes, or no limit.

@@ -20,7 +20,7 @@ use std::time::Instant;
 use clap::Parser;
 use repo_mapper::{NoMap, RepoMap};
 
-use crate::args::Cli;
+use crate::args::{Cli, Command};
 use crate::diagnostics::say;
 use crate::progress::ProgressBar;
 use crate::settings::Settings;
@@ -57,12 +57,41 @@ fn main() -> ExitCode {
     };
     diagnostics::init_tracing(cli.verbose);
     diagnostics::quiet_caught_sled_panics();
-    match Settings::from_cli(&cli).and_then(run) {
+    let outcome = match cli.command {
+        Some(command) => subcommand(command),
+        None => Settings::from_cli(&cli).and_then(run),
+    };
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
             say(&f.message);
             ExitCode::from(f.code)
         }
+    }
+}
+
+/// `repo-mapper mcp`, `completions`, `man`.
+fn subcommand(command: Command) -> Result<(), Failure> {
+    use clap::CommandFactory;
+    match command {
+        Command::Mcp {
+            roots,
+            max_sessions,
+        } => {
+            let mut options = repo_mapper_mcp::ServerOptions::default();
+            options.roots = roots;
+            options.max_sessions = max_sessions;
+            repo_mapper_mcp::serve_stdio(options)
+                .map_err(|e| Failure::fatal(format!("error: the MCP server stopped: {e}")))
+        }
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "repo-mapper", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man => clap_mangen::Man::new(Cli::command())
+            .render(&mut std::io::stdout())
+            .map_err(|e| Failure::fatal(format!("error: cannot write the man page: {e}"))),
     }
 }
 

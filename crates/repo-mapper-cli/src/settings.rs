@@ -96,7 +96,7 @@ fn request(cli: &Cli, config: &Config, cwd: &Path) -> Result<MapRequest, Failure
         .with_chat_files(chat_files)
         .with_mentioned_files(mentioned_files)
         .with_mentioned_idents(cli.mention_idents.iter().cloned())
-        .with_anchors(resolve_anchors(&cli.anchors, root, cwd))
+        .with_anchors(Anchors::resolve(&cli.anchors, root, cwd))
         .with_force_refresh(cli.force_refresh))
 }
 
@@ -201,32 +201,6 @@ fn rel_string(root: &Path, abs: &Path) -> Result<String, Failure> {
     rel.to_str()
         .map(str::to_owned)
         .ok_or_else(|| Failure::fatal(format!("error: {} is not valid UTF-8", abs.display())))
-}
-
-/// SPEC §17.4 `--anchor`: `FILE:IDENT` if FILE exists, else `FILE` if it exists, else an
-/// identifier. Files are tried as given (absolute or relative to the current directory)
-/// and relative to the root.
-fn resolve_anchors(values: &[String], root: &Path, cwd: &Path) -> Anchors {
-    let existing = |s: &str| -> Option<PathBuf> {
-        let p = Path::new(s);
-        [absolute(cwd, p), root.join(p)]
-            .into_iter()
-            .find(|c| c.is_file())
-    };
-    let mut anchors = Anchors::new();
-    for value in values {
-        if let Some((file, ident)) = value.rsplit_once(':')
-            && !ident.is_empty()
-            && let Some(path) = existing(file)
-        {
-            anchors.scoped.push((path, ident.to_owned()));
-        } else if let Some(path) = existing(value) {
-            anchors.files.push(path);
-        } else {
-            anchors.idents.insert(value.clone());
-        }
-    }
-    anchors
 }
 
 /// `--message TEXT` or `--message-file FILE|-` (stdin only once: not with `--files-from -`).

@@ -25,9 +25,9 @@ use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEnt
 const PROBLEMS_SHOWN: usize = 5;
 
 /// The request's files sorted out: those to map, and those left out.
-struct Admitted {
+pub(crate) struct Admitted {
     /// (absolute, relative) of every chat or other file that exists inside the root.
-    present: Vec<(PathBuf, String)>,
+    pub(crate) present: Vec<(PathBuf, String)>,
     /// Files that do not exist (or are not regular files).
     missing: HashSet<PathBuf>,
     /// Files outside the root, or with names that are not UTF-8.
@@ -89,7 +89,7 @@ impl RepoMap {
 
     /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
     /// parallel); missing and refused files are warned about once per session.
-    fn admit(&mut self, request: &MapRequest) -> Admitted {
+    pub(crate) fn admit(&mut self, request: &MapRequest) -> Admitted {
         let root = &self.config.root;
         let mut all: Vec<&PathBuf> = request
             .chat_files
@@ -132,7 +132,7 @@ impl RepoMap {
 
     /// SPEC §5: the tags of every file, from the store where unchanged, and why the store
     /// is in memory if it fell back.
-    fn scan(
+    pub(crate) fn scan(
         &self,
         files: &[(PathBuf, String)],
     ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {

@@ -46,6 +46,7 @@ mod map;
 mod mentions;
 mod paths;
 mod request;
+mod search;
 mod tokens;
 mod walk;
 
@@ -59,6 +60,7 @@ pub use repo_mapper_tags::{CutShort, Limits};
 pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };
+pub use search::{HitKind, IdentifierHit, IdentifierQuery};
 pub use tokens::Tokenizer;
 pub use walk::list_files;
 

@@ -113,6 +113,14 @@ impl RepoMap {
         &self.config
     }
 
+    /// Sets the token budget and the model's context window for the maps that follow (a
+    /// long-lived session serves requests with different budgets; the map cache keys on
+    /// the budget).
+    pub fn set_budget(&mut self, map_tokens: usize, max_context_window: Option<usize>) {
+        self.config.map_tokens = map_tokens;
+        self.config.max_context_window = max_context_window;
+    }
+
     /// Calls `f` as files are read and parsed (see [`Progress`]).
     pub fn set_progress(&mut self, f: impl Fn(Progress) + Send + Sync + 'static) {
         self.progress = Some(Box::new(f));

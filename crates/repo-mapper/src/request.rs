@@ -2,7 +2,7 @@
 //! [`NoMap`], each with its [`MapReport`]).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -103,6 +103,40 @@ impl Anchors {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty() && self.idents.is_empty() && self.scoped.is_empty()
+    }
+
+    /// SPEC §17.4: each value is `FILE:IDENT` if FILE exists, else `FILE` if it exists,
+    /// else an identifier. Files are tried as given (absolute, or relative to `cwd`) and
+    /// relative to `root`.
+    ///
+    /// ```
+    /// use repo_mapper::Anchors;
+    ///
+    /// let root = std::env::temp_dir();
+    /// let anchors = Anchors::resolve(&["NoSuchFile.py:Order".to_owned()], &root, &root);
+    /// assert!(anchors.idents.contains("NoSuchFile.py:Order"));
+    /// ```
+    pub fn resolve(values: &[String], root: &Path, cwd: &Path) -> Anchors {
+        let existing = |s: &str| -> Option<PathBuf> {
+            let p = Path::new(s);
+            [cwd.join(p), root.join(p)]
+                .into_iter()
+                .find(|c| c.is_file())
+        };
+        let mut anchors = Anchors::new();
+        for value in values {
+            if let Some((file, ident)) = value.rsplit_once(':')
+                && !ident.is_empty()
+                && let Some(path) = existing(file)
+            {
+                anchors.scoped.push((path, ident.to_owned()));
+            } else if let Some(path) = existing(value) {
+                anchors.files.push(path);
+            } else {
+                anchors.idents.insert(value.clone());
+            }
+        }
+        anchors
     }
 }
 

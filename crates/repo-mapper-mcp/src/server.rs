@@ -1,0 +1,136 @@
+//! The MCP side: the two tools registered with rmcp, each call run on a blocking thread
+//! (mapping is CPU work) against the shared [`Tools`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde_json::Value;
+
+use crate::params::{RepoMapParams, SearchParams};
+use crate::sessions::Sessions;
+use crate::tools::{ToolError, Tools};
+
+/// How a [`RepoMapServer`] runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// Directories the served roots must lie in (each root given to a tool must be one of
+    /// them or inside one); empty: any directory.
+    pub roots: Vec<PathBuf>,
+    /// Live sessions kept (one per root and profile); the least recently used is dropped
+    /// past this many.
+    pub max_sessions: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> ServerOptions {
+        ServerOptions {
+            roots: Vec::new(),
+            max_sessions: 4,
+        }
+    }
+}
+
+/// The repo-mapper MCP server: tools `repo_map` and `search_identifiers`, sessions kept
+/// warm between calls.
+#[derive(Debug, Clone)]
+pub struct RepoMapServer {
+    tools: Arc<Tools>,
+    tool_router: ToolRouter<RepoMapServer>,
+}
+
+#[tool_router]
+impl RepoMapServer {
+    /// A server with these options (the allowed roots are canonicalised; one that does not
+    /// exist allows nothing).
+    pub fn new(options: ServerOptions) -> RepoMapServer {
+        let allowed = options
+            .roots
+            .iter()
+            .map(|r| r.canonicalize().unwrap_or_else(|_| r.clone()))
+            .collect();
+        RepoMapServer {
+            tools: Arc::new(Tools {
+                allowed,
+                sessions: Sessions::new(options.max_sessions),
+            }),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    /// The `repo_map` tool, called directly: the map and its report as JSON, or the one
+    /// line saying what was wrong with the input.
+    pub fn repo_map_json(&self, params: &RepoMapParams) -> Result<Value, ToolError> {
+        self.tools.repo_map(params)
+    }
+
+    /// The `search_identifiers` tool, called directly.
+    pub fn search_identifiers_json(&self, params: &SearchParams) -> Result<Value, ToolError> {
+        self.tools.search_identifiers(params)
+    }
+
+    #[tool(
+        name = "repo_map",
+        description = "A map of the repository for an LLM: the most relevant definitions, \
+ranked by PageRank over the references between files (Aider's repo map), with their \
+enclosing scopes, within token_limit tokens. Pass the files being edited as chat_files and \
+the user's message as message to steer it. Returns JSON: map, report, error."
+    )]
+    async fn repo_map(
+        &self,
+        Parameters(params): Parameters<RepoMapParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = self.tools.clone();
+        blocking(move || tools.repo_map(&params)).await
+    }
+
+    #[tool(
+        name = "search_identifiers",
+        description = "Where identifiers whose name contains query (ignoring case) are \
+defined and used in the repository, with file, line and lines of context; exact matches \
+first, definitions before references. Returns JSON: query, count, results."
+    )]
+    async fn search_identifiers(
+        &self,
+        Parameters(params): Parameters<SearchParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = self.tools.clone();
+        blocking(move || tools.search_identifiers(&params)).await
+    }
+}
+
+/// Runs `work` on tokio's blocking pool: a bad input is a tool error (one line), a
+/// panic in the work an internal error, never the end of the server.
+async fn blocking(
+    work: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
+) -> Result<CallToolResult, ErrorData> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(value)) => Ok(CallToolResult::success(vec![ContentBlock::text(
+            value.to_string(),
+        )])),
+        Ok(Err(ToolError(line))) => Ok(CallToolResult::error(vec![ContentBlock::text(line)])),
+        Err(e) => Err(ErrorData::internal_error(
+            format!("the call failed: {e}"),
+            None,
+        )),
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RepoMapServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = Implementation::default();
+        info.name = "repo-mapper".to_owned();
+        info.version = env!("CARGO_PKG_VERSION").to_owned();
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(info)
+            .with_instructions(
+                "repo_map gives a ranked map of a repository's definitions within a token \
+budget; search_identifiers finds where names are defined and used.",
+            )
+    }
+}

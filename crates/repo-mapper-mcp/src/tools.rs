@@ -1,0 +1,224 @@
+//! What the tools do, as plain blocking functions over the facade: check the input, pick
+//! the session, map or search, and shape the answer as JSON.
+
+use std::path::{Path, PathBuf};
+
+use repo_mapper::{
+    Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, RepoMap, list_files,
+    parse_profile,
+};
+use serde_json::{Value, json};
+
+use crate::params::{RepoMapParams, SearchParams};
+use crate::sessions::{SessionKey, Sessions};
+
+/// A call's input was wrong: one line for the caller (an MCP tool error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+fn fail<T>(message: impl Into<String>) -> Result<T, ToolError> {
+    Err(ToolError(message.into()))
+}
+
+/// RepoMapper's default budget for `repo_map`.
+pub const DEFAULT_TOKEN_LIMIT: usize = 8192;
+
+/// The roots a server may serve and its live sessions.
+#[derive(Debug)]
+pub(crate) struct Tools {
+    /// Directories the served roots must lie in; empty: any.
+    pub allowed: Vec<PathBuf>,
+    pub sessions: Sessions,
+}
+
+impl Tools {
+    /// The `repo_map` tool: the map and a report, as JSON.
+    pub fn repo_map(&self, p: &RepoMapParams) -> Result<Value, ToolError> {
+        let root = self.root(&p.project_root)?;
+        let profile = match &p.profile {
+            Some(name) => parse_profile(name).or_else(|e| fail(e.to_string()))?,
+            None => repo_mapper::Profile::default(),
+        };
+        let key = SessionKey {
+            root: root.clone(),
+            profile,
+            exclude_unranked: p.exclude_unranked.unwrap_or(false),
+        };
+        let session = self.sessions.get(&key);
+        let mut map = session.lock().unwrap_or_else(|e| e.into_inner());
+        let request = request(&root, p, &map)?;
+        let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
+        let request = with_mentions(request, mentions.as_ref());
+        let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+        map.set_budget(budget, p.max_context_window);
+        Ok(answer(
+            map.map_with_fallback(&request),
+            mentions.as_ref(),
+            budget,
+        ))
+    }
+
+    /// The `search_identifiers` tool: matching definitions and references, as JSON.
+    pub fn search_identifiers(&self, p: &SearchParams) -> Result<Value, ToolError> {
+        let root = self.root(&p.project_root)?;
+        if p.query.trim().is_empty() {
+            return fail("query is empty");
+        }
+        let mut query = IdentifierQuery::new(p.query.trim());
+        query.max_results = p.max_results.unwrap_or(query.max_results);
+        query.context_lines = p.context_lines.unwrap_or(query.context_lines);
+        query.definitions = p.include_definitions.unwrap_or(true);
+        query.references = p.include_references.unwrap_or(true);
+        let key = SessionKey {
+            root: root.clone(),
+            profile: repo_mapper::Profile::default(),
+            exclude_unranked: false,
+        };
+        let session = self.sessions.get(&key);
+        let mut map = session.lock().unwrap_or_else(|e| e.into_inner());
+        let files = list_files(&root, Some(&cache_dir(&map)));
+        let hits = map.search_identifiers(&files, &query);
+        let results: Vec<Value> = hits
+            .iter()
+            .map(|h| {
+                let kind = match h.kind {
+                    HitKind::Definition => "definition",
+                    HitKind::Reference => "reference",
+                };
+                json!({"file": h.file, "line": h.line, "name": h.name, "kind": kind, "context": h.context})
+            })
+            .collect();
+        Ok(json!({"query": query.text, "count": results.len(), "results": results}))
+    }
+
+    /// `project_root` checked: an existing directory, inside an allowed one.
+    fn root(&self, given: &str) -> Result<PathBuf, ToolError> {
+        if given.is_empty() {
+            return fail("project_root is empty");
+        }
+        let path = Path::new(given);
+        if !path.is_absolute() {
+            return fail(format!(
+                "project_root must be an absolute path, got {given}"
+            ));
+        }
+        let root = match path.canonicalize() {
+            Ok(root) if root.is_dir() => root,
+            Ok(_) => return fail(format!("project_root {given} is not a directory")),
+            Err(e) => return fail(format!("project_root {given} cannot be read: {e}")),
+        };
+        if !self.allowed.is_empty() && !self.allowed.iter().any(|a| root.starts_with(a)) {
+            return fail(format!(
+                "project_root {given} is outside the roots this server serves"
+            ));
+        }
+        Ok(root)
+    }
+}
+
+/// The tag cache directory of a session (the walk leaves it out).
+fn cache_dir(map: &RepoMap) -> PathBuf {
+    match &map.config().cache {
+        repo_mapper::CacheLocation::Dir(d) => d.clone(),
+        _ => map.config().root.join(".repo-mapper"),
+    }
+}
+
+/// The map request of `p`: paths resolved against `root`, which they must lie in.
+fn request(root: &Path, p: &RepoMapParams, map: &RepoMap) -> Result<MapRequest, ToolError> {
+    let paths = |list: &Option<Vec<String>>, what: &str| -> Result<Vec<PathBuf>, ToolError> {
+        let list = list.as_deref().unwrap_or_default();
+        list.iter().map(|f| inside(root, f, what)).collect()
+    };
+    let chat = paths(&p.chat_files, "chat_files")?;
+    let mut other = paths(&p.other_files, "other_files")?;
+    if other.is_empty() {
+        other = list_files(root, Some(&cache_dir(map)));
+    }
+    let mentioned: Vec<String> = paths(&p.mentioned_files, "mentioned_files")?
+        .iter()
+        .map(|f| {
+            f.strip_prefix(root)
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let anchors = Anchors::resolve(p.anchors.as_deref().unwrap_or_default(), root, root);
+    Ok(MapRequest::new(other)
+        .with_chat_files(chat)
+        .with_mentioned_files(mentioned)
+        .with_mentioned_idents(p.mentioned_idents.clone().unwrap_or_default())
+        .with_anchors(anchors)
+        .with_force_refresh(p.force_refresh.unwrap_or(false)))
+}
+
+/// `file` (absolute, or relative to `root`) as an absolute path inside `root`.
+fn inside(root: &Path, file: &str, what: &str) -> Result<PathBuf, ToolError> {
+    let path = root.join(file);
+    let path = path.canonicalize().unwrap_or(path);
+    let escapes = path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir);
+    if escapes || !path.starts_with(root) {
+        return fail(format!("{what}: {file} is outside project_root"));
+    }
+    Ok(path)
+}
+
+fn with_mentions(mut request: MapRequest, mentions: Option<&Mentions>) -> MapRequest {
+    if let Some(m) = mentions {
+        request.mentioned_files.extend(m.files.iter().cloned());
+        request.mentioned_idents.extend(m.idents.iter().cloned());
+    }
+    request
+}
+
+/// The JSON answer: the map (empty when there is none) and what made it.
+fn answer(
+    result: Result<repo_mapper::MapOutput, NoMap>,
+    mentions: Option<&Mentions>,
+    token_limit: usize,
+) -> Value {
+    let mentions = mentions.map(|m| json!({"files": m.files, "idents": m.idents}));
+    let (map, report, attempt, why) = match &result {
+        Ok(out) => (
+            out.text.as_str(),
+            Some(&*out.report),
+            Some(out.attempt.number()),
+            None,
+        ),
+        Err(why) => ("", why.report(), None, Some(why.to_string())),
+    };
+    let mut seen = std::collections::HashSet::new();
+    let included: Vec<&str> = report.map_or_else(Vec::new, |r| {
+        let shown = r.entries.iter().filter(|e| e.in_map);
+        shown
+            .map(|e| e.file.as_str())
+            .filter(|f| seen.insert(*f))
+            .collect()
+    });
+    json!({
+        "map": map,
+        "report": {
+            "token_limit": token_limit,
+            "budget": report.map(|r| r.budget),
+            "tokens": report.and_then(|r| r.tokens),
+            "files": report.map(|r| r.files),
+            "included_files": included,
+            "attempt": attempt,
+            "from_cache": result.as_ref().is_ok_and(|o| o.from_cache),
+            "mentions": mentions,
+            "elapsed_ms": report.map(|r| r.elapsed.as_secs_f64() * 1000.0),
+        },
+        "error": why,
+    })
+}
