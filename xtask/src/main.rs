@@ -7,6 +7,8 @@
 //! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
 //!   with hostile input (issue 12).
 //! * `mentions`: message mentions against Aider's (issue 15).
+//! * `mcp-client`: the MCP server through the Python SDK's client (issue 15).
+//! * `man`: the man page, from the command's own definition (clap_mangen).
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
 //! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
 
@@ -14,6 +16,7 @@ mod corpus;
 mod fuzz;
 mod lexers;
 mod lint;
+mod mcp_client;
 mod mentions;
 mod parity;
 mod scale;
@@ -47,6 +50,8 @@ fn run() -> Result<()> {
         "fuzz" => fuzz::run(rest),
         "lint" => lint::run(rest),
         "mentions" => mentions::run(rest),
+        "mcp-client" => mcp_client::run(rest),
+        "man" => man(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -84,6 +89,8 @@ commands:
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
   mentions                       the mentions derived from real commit messages (fixtures/mentions/)
                                  against Aider 0.86.2's own Coder methods; fails on any difference
+  mcp-client                     `repo-mapper mcp` through the official MCP Python SDK (pip, once)
+  man                            write the man page to target/man/repo-mapper.1
   lint                           house rules clippy does not check: no function over 80 lines
   fuzz                           mutate fixtures/languages/ samples; fail on a panic or a slow file,
                                  saving it under fixtures/fuzz-regressions/ (replayed by cargo test)
@@ -95,6 +102,31 @@ commands:
     --input I                    run input I alone, writing it to target/fuzz/
     --replay FILE                check saved inputs (<language>-<hash>.<ext>) instead (repeatable)"
     );
+}
+
+/// `cargo xtask man`: the release binary renders its man page (clap_mangen, from the
+/// same definition as `--help`) into `target/man/repo-mapper.1`.
+fn man(rest: &[String]) -> Result<()> {
+    if !rest.is_empty() {
+        bail!("usage: cargo xtask man");
+    }
+    let exe = parity::tools::build_cli()?;
+    let out = Command::new(&exe)
+        .arg("man")
+        .output()
+        .context("running repo-mapper man")?;
+    if !out.status.success() || out.stdout.is_empty() {
+        bail!(
+            "repo-mapper man failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let dir = workspace_root().join("target/man");
+    std::fs::create_dir_all(&dir)?;
+    let page = dir.join("repo-mapper.1");
+    std::fs::write(&page, &out.stdout)?;
+    println!("{}", page.display());
+    Ok(())
 }
 
 /// The Python interpreter used for pip (`$PYTHON`, else `python3`).

@@ -568,3 +568,27 @@ fn message_flags_conflict_and_stdin_is_read_once() {
         .code(1)
         .stderr(predicate::str::contains("cannot both read stdin"));
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_command_line_definition() {
+    let r = repo();
+    for (shell, says) in [
+        ("bash", "complete -F _repo__mapper"),
+        ("zsh", "#compdef repo-mapper"),
+        ("fish", "complete -c repo-mapper"),
+    ] {
+        let script = stdout_of(cmd(r.path()).args(["completions", shell]));
+        assert!(script.contains(says), "{shell}");
+        assert!(
+            script.contains("max-tokens") && script.contains("message"),
+            "{shell}"
+        );
+    }
+    let page = stdout_of(cmd(r.path()).arg("man"));
+    assert!(page.contains(".TH repo-mapper 1") && page.contains("max\\-tokens"));
+    cmd(r.path())
+        .args(["completions", "tcsh"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("invalid value"));
+}

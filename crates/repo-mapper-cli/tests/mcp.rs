@@ -1,6 +1,6 @@
 //! `repo-mapper mcp` driven by a real MCP client: the Rust SDK's (rmcp), over the child
-//! process's stdin and stdout, as an agent runs it. The Python SDK's client runs the same
-//! checks in `tests/mcp_python.rs`.
+//! process's stdin and stdout, as an agent runs it. The official Python SDK's client runs
+//! the same checks in `cargo xtask mcp-client` (CI runs both).
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
@@ -220,5 +220,30 @@ async fn bad_input_is_a_one_line_tool_error_and_the_server_goes_on() {
     }
     let ok = json_of(&call(&client, "repo_map", json!({"project_root": root})).await);
     assert!(ok["map"].as_str().unwrap().contains("class Order"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_calls_are_answered_alike() {
+    let r = repo();
+    let root = r.path().canonicalize().unwrap();
+    let client = client(&[]).await;
+    let chats = ["app/services/checkout.py", "web/routes.py"];
+    let mut in_flight = Vec::new();
+    for i in 0..8 {
+        let peer = client.peer().clone();
+        let args = json!({"project_root": root, "chat_files": [chats[i % 2]]});
+        let params = CallToolRequestParams::new("repo_map")
+            .with_arguments(args.as_object().unwrap().clone());
+        in_flight.push(tokio::spawn(async move { peer.call_tool(params).await }));
+    }
+    let mut answers = Vec::new();
+    for task in in_flight {
+        answers.push(json_of(&task.await.unwrap().unwrap()));
+    }
+    for (i, a) in answers.iter().enumerate() {
+        assert_eq!(a["map"], answers[i % 2]["map"], "call {i}");
+    }
+    assert_ne!(answers[0]["map"], answers[1]["map"]);
     client.cancel().await.unwrap();
 }

@@ -1,0 +1,78 @@
+"""`repo-mapper mcp` through the official MCP Python SDK (issue 15).
+
+    python mcp_client_check.py REPO_MAPPER_BINARY SAMPLE_REPO_COPY
+
+Starts the server as an agent would (stdio), lists the tools, calls both, and checks that
+`repo_map`'s map equals the CLI's for the same request, that a second call with another
+chat file answers too, that `search_identifiers` finds the definition, and that bad input
+is a one-line tool error. Prints one line per check; exits 1 on the first failure.
+"""
+
+import asyncio
+import json
+import subprocess
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def cli_map(binary, root, args):
+    out = subprocess.run(
+        [binary, root, *args], cwd=root, capture_output=True, text=True, check=True
+    )
+    return out.stdout
+
+
+def check(cond, what):
+    if not cond:
+        print(f"mcp python client: FAILED: {what}")
+        sys.exit(1)
+    print(f"mcp python client: ok: {what}")
+
+
+async def call(session, tool, args):
+    result = await session.call_tool(tool, args)
+    text = result.content[0].text
+    return result, text
+
+
+async def main(binary, root):
+    params = StdioServerParameters(command=binary, args=["mcp", "--root", root])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            check(set(tools) == {"repo_map", "search_identifiers"}, "both tools listed")
+            props = tools["repo_map"].input_schema["properties"]
+            check({"project_root", "chat_files", "token_limit", "message"} <= set(props),
+                  "repo_map takes RepoMapper's parameters and ours")
+
+            for chat in ["app/services/checkout.py", "web/routes.py"]:
+                args = {"project_root": root, "chat_files": [chat], "token_limit": 1024}
+                result, text = await call(session, "repo_map", args)
+                answer = json.loads(text)
+                check(not result.is_error and answer["map"] == cli_map(binary, root, ["-c", chat]),
+                      f"repo_map with chat file {chat} equals the CLI's map")
+
+            message = "Why does place_order fail in checkout.py?"
+            args = {"project_root": root, "message": message, "token_limit": 1024}
+            result, text = await call(session, "repo_map", args)
+            answer = json.loads(text)
+            check(answer["map"] == cli_map(binary, root, ["--message", message]),
+                  "repo_map with a message equals the CLI's --message map")
+            check(answer["report"]["mentions"]["files"] == ["app/services/checkout.py"],
+                  "the message's file mention is reported")
+
+            args = {"project_root": root, "query": "place_order"}
+            result, text = await call(session, "search_identifiers", args)
+            found = json.loads(text)["results"]
+            check(found and found[0]["kind"] == "definition"
+                  and found[0]["file"] == "app/services/checkout.py",
+                  "search_identifiers finds the definition first")
+
+            result, text = await call(session, "repo_map", {"project_root": "/no/such/dir"})
+            check(result.is_error and "\n" not in text, "a missing root is a one-line tool error")
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
