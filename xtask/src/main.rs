@@ -12,6 +12,7 @@
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
 //! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
 
+mod bench_mcp;
 mod corpus;
 mod fuzz;
 mod lexers;
@@ -79,6 +80,9 @@ commands:
   bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
                                  the whole binary cold and warm on a large repository: wall time,
                                  peak RSS, store size, per-step times (and stock Aider on Django)
+  bench mcp [--repo linux|django|PATH] [--calls N] [--budget N]
+                                 repo-mapper mcp kept warm: repo_map calls with changing chat
+                                 files, per-call time and the server's memory
   parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;
                                  --gate fails on a parity regression (see docs/parity.md)
     --corpus                     on the real projects of `cargo xtask corpus` instead
@@ -145,10 +149,12 @@ pub(crate) fn workspace_root() -> PathBuf {
 /// Fetches the benchmark corpus (the corpus project `py-django`, a real 3,000-file Python
 /// tree) and runs every benchmark.
 fn bench(rest: &[String]) -> Result<()> {
-    if let Some((first, args)) = rest.split_first()
-        && first == "scale"
-    {
-        return scale::run(args);
+    if let Some((first, args)) = rest.split_first() {
+        match first.as_str() {
+            "scale" => return scale::run(args),
+            "mcp" => return bench_mcp::run(args),
+            _ => {}
+        }
     }
     let root = workspace_root();
     let tree = corpus::project_root("py-django")?;

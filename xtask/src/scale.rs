@@ -118,7 +118,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
     Ok(options)
 }
 
-fn name_of(repo: &str) -> String {
+pub(crate) fn name_of(repo: &str) -> String {
     match repo {
         "linux" | "django" => repo.to_owned(),
         path => Path::new(path)
@@ -128,7 +128,7 @@ fn name_of(repo: &str) -> String {
 }
 
 /// The repository's root, fetched on first use.
-fn repository(repo: &str) -> Result<PathBuf> {
+pub(crate) fn repository(repo: &str) -> Result<PathBuf> {
     let dir = workspace_root().join("target/corpus/scale");
     match repo {
         "django" => fetch_django(&dir.join("django-5.2")),
@@ -231,7 +231,7 @@ fn strip_debian_ignore(root: &Path) -> Result<()> {
     Ok(())
 }
 
-fn build_release() -> Result<PathBuf> {
+pub(crate) fn build_release() -> Result<PathBuf> {
     let root = workspace_root();
     run_cmd(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))

@@ -217,8 +217,24 @@ fn answer(
             "attempt": attempt,
             "from_cache": result.as_ref().is_ok_and(|o| o.from_cache),
             "mentions": mentions,
-            "elapsed_ms": report.map(|r| r.elapsed.as_secs_f64() * 1000.0),
+            "elapsed_ms": report.map(|r| ms(r.elapsed)),
+            "timings": report.map(timings),
         },
         "error": why,
+    })
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Where the computation spent its time, in milliseconds per step.
+fn timings(r: &repo_mapper::MapReport) -> Value {
+    let (t, rank) = (&r.timings, &r.timings.rank);
+    json!({
+        "admit_ms": ms(t.admit),
+        "scan_ms": ms(t.scan),
+        "rank_ms": ms(rank.index + rank.graph + rank.pagerank + rank.list),
+        "fit_ms": ms(t.fit),
     })
 }

@@ -15,6 +15,12 @@ use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 /// cache is unbounded; a long session must not grow with every chat-file combination.
 const MAP_CACHE_ENTRIES: usize = 32;
 
+/// Ranked entries the cached reports may hold together (the newest result is kept
+/// whatever its size): on a large repository each report lists every definition, and 32
+/// of them were hundreds of megabytes (issue 15: a warm MCP server grew with each chat
+/// file).
+const MAP_CACHE_REPORT_ENTRIES: usize = 250_000;
+
 /// Progress of the tag scan's reading and parsing, reported to
 /// [`RepoMap::set_progress`]'s callback: once with `done` 0 before any file is read (so a
 /// caller knows how much parsing is ahead), then once per file, from any thread. Files
@@ -39,7 +45,8 @@ pub(crate) type Computed = Result<MapOutput, NoMap>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CacheKey {
     chat: Vec<PathBuf>,
-    other: Vec<PathBuf>,
+    /// SHA-256 of the sorted other files (the list itself is the whole repository).
+    other: [u8; 32],
     budget: usize,
     anchors: Anchors,
     mentioned_files: Option<BTreeSet<String>>,
@@ -198,7 +205,7 @@ impl RepoMap {
         let if_auto = |s: &BTreeSet<String>| (auto && !s.is_empty()).then(|| s.clone());
         CacheKey {
             chat: sorted(&request.chat_files),
-            other: sorted(&request.other_files),
+            other: digest(&sorted(&request.other_files)),
             budget,
             anchors: request.anchors.clone(),
             mentioned_files: if_auto(&request.mentioned_files),
@@ -226,16 +233,34 @@ impl RepoMap {
         use_cache.then(|| computed.as_ref().map(hit).map_err(Clone::clone))
     }
 
-    /// Keeps a computation for the cache (bounded to [`MAP_CACHE_ENTRIES`]).
+    /// Keeps a computation for the cache (bounded to [`MAP_CACHE_ENTRIES`] results and
+    /// [`MAP_CACHE_REPORT_ENTRIES`] ranked entries).
     fn remember(&mut self, key: CacheKey, computed: &Computed) {
         self.map_processing_time = report_of(computed).map_or(Duration::ZERO, |r| r.elapsed);
         self.last_map = computed.as_ref().ok().cloned();
         self.map_cache.retain(|(k, _)| *k != key);
-        if self.map_cache.len() == MAP_CACHE_ENTRIES {
-            self.map_cache.pop_front();
-        }
         self.map_cache.push_back((key, computed.clone()));
+        let size = |c: &Computed| report_of(c).map_or(0, |r| r.entries.len());
+        let mut held: usize = self.map_cache.iter().map(|(_, c)| size(c)).sum();
+        while self.map_cache.len() > 1
+            && (self.map_cache.len() > MAP_CACHE_ENTRIES || held > MAP_CACHE_REPORT_ENTRIES)
+        {
+            if let Some((_, gone)) = self.map_cache.pop_front() {
+                held -= size(&gone);
+            }
+        }
     }
+}
+
+/// SHA-256 of `files`, each path's bytes followed by a NUL.
+fn digest(files: &[PathBuf]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    for f in files {
+        hash.update(f.as_os_str().as_encoded_bytes());
+        hash.update([0]);
+    }
+    hash.finalize().into()
 }
 
 fn report_of(computed: &Computed) -> Option<&Arc<MapReport>> {

@@ -19,22 +19,27 @@ pub fn parity_dir() -> PathBuf {
 /// The virtual environment's Python, creating the environment and installing aider-chat
 /// when missing (reused when present).
 pub fn venv_python() -> Result<PathBuf> {
-    let venv = parity_dir().join("venv");
+    venv_with(&parity_dir().join("venv"), AIDER)
+}
+
+/// The Python of the virtual environment `venv`, made and given the pip requirement
+/// `spec` when missing (a marker file remembers what was installed; reused when present).
+pub fn venv_with(venv: &Path, spec: &str) -> Result<PathBuf> {
     let py = venv.join("bin").join("python");
-    let ready = venv.join(".aider-chat-0.86.2-installed");
-    if py.exists() && ready.exists() {
+    let ready = venv.join(".installed");
+    if py.exists() && std::fs::read_to_string(&ready).is_ok_and(|s| s == spec) {
         return Ok(py);
     }
     if !py.exists() {
-        eprintln!("parity: creating {}", venv.display());
+        eprintln!("xtask: creating {}", venv.display());
         let status = Command::new(python())
             .args(["-m", "venv"])
-            .arg(&venv)
+            .arg(venv)
             .status()
             .context("running python3 -m venv")?;
         ensure!(status.success(), "python3 -m venv failed");
     }
-    eprintln!("parity: pip install {AIDER} (once)");
+    eprintln!("xtask: pip install {spec} (once)");
     let status = Command::new(&py)
         .args([
             "-m",
@@ -42,12 +47,12 @@ pub fn venv_python() -> Result<PathBuf> {
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            AIDER,
+            spec,
         ])
         .status()
         .context("running pip install")?;
-    ensure!(status.success(), "pip install {AIDER} failed");
-    std::fs::write(&ready, AIDER)?;
+    ensure!(status.success(), "pip install {spec} failed");
+    std::fs::write(&ready, spec)?;
     Ok(py)
 }
 
