@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use repo_mapper::{Config, Profile, RepoMap};
+use repo_mapper::{CacheLocation, Config, Listing, Profile, RepoMap};
 
 /// What a session is for: calls that differ here cannot share one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,8 +18,35 @@ pub(crate) struct SessionKey {
     pub exclude_unranked: bool,
 }
 
+/// A session's state: the map session and the repository's last walk.
+#[derive(Debug)]
+pub(crate) struct Live {
+    pub map: RepoMap,
+    listing: Option<Listing>,
+}
+
+impl Live {
+    /// Every file of the repository: the last walk while it still holds, else a new one.
+    pub fn files(&mut self) -> Vec<PathBuf> {
+        if let Some(listing) = &self.listing
+            && listing.is_current()
+        {
+            return listing.files.clone();
+        }
+        let config = self.map.config();
+        let skip = match &config.cache {
+            CacheLocation::Dir(d) => d.clone(),
+            _ => config.root.join(".repo-mapper"),
+        };
+        let listing = Listing::walk(&config.root, Some(&skip));
+        let files = listing.files.clone();
+        self.listing = Some(listing);
+        files
+    }
+}
+
 /// A session, locked while a call uses it.
-pub(crate) type Session = Arc<Mutex<RepoMap>>;
+pub(crate) type Session = Arc<Mutex<Live>>;
 
 /// The live sessions, most recently used last.
 #[derive(Debug)]
@@ -51,7 +78,11 @@ impl Sessions {
             let (gone, _) = live.remove(0);
             tracing::debug!(root = %gone.root.display(), "session evicted");
         }
-        let session = Arc::new(Mutex::new(RepoMap::new(config(key))));
+        let state = Live {
+            map: RepoMap::new(config(key)),
+            listing: None,
+        };
+        let session = Arc::new(Mutex::new(state));
         live.push((key.clone(), session.clone()));
         session
     }
@@ -67,6 +98,7 @@ impl Sessions {
 fn config(key: &SessionKey) -> Config {
     let mut config = Config::new(Path::new(&key.root)).with_profile(key.profile);
     config.rank.exclude_unranked = key.exclude_unranked;
+    config.warm_session = true;
     config
 }
 

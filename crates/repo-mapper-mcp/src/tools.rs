@@ -3,14 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use repo_mapper::{
-    Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, RepoMap, list_files,
-    parse_profile,
-};
+use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, parse_profile};
 use serde_json::{Value, json};
 
 use crate::params::{RepoMapParams, SearchParams};
-use crate::sessions::{SessionKey, Sessions};
+use crate::sessions::{Live, SessionKey, Sessions};
 
 /// A call's input was wrong: one line for the caller (an MCP tool error).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,8 +50,9 @@ impl Tools {
             exclude_unranked: p.exclude_unranked.unwrap_or(false),
         };
         let session = self.sessions.get(&key);
-        let mut map = session.lock().unwrap_or_else(|e| e.into_inner());
-        let request = request(&root, p, &map)?;
+        let mut live = session.lock().unwrap_or_else(|e| e.into_inner());
+        let request = request(&root, p, &mut live)?;
+        let map = &mut live.map;
         let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
         let request = with_mentions(request, mentions.as_ref());
         let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
@@ -83,9 +81,9 @@ impl Tools {
             exclude_unranked: false,
         };
         let session = self.sessions.get(&key);
-        let mut map = session.lock().unwrap_or_else(|e| e.into_inner());
-        let files = list_files(&root, Some(&cache_dir(&map)));
-        let hits = map.search_identifiers(&files, &query);
+        let mut live = session.lock().unwrap_or_else(|e| e.into_inner());
+        let files = live.files();
+        let hits = live.map.search_identifiers(&files, &query);
         let results: Vec<Value> = hits
             .iter()
             .map(|h| {
@@ -124,16 +122,8 @@ impl Tools {
     }
 }
 
-/// The tag cache directory of a session (the walk leaves it out).
-fn cache_dir(map: &RepoMap) -> PathBuf {
-    match &map.config().cache {
-        repo_mapper::CacheLocation::Dir(d) => d.clone(),
-        _ => map.config().root.join(".repo-mapper"),
-    }
-}
-
 /// The map request of `p`: paths resolved against `root`, which they must lie in.
-fn request(root: &Path, p: &RepoMapParams, map: &RepoMap) -> Result<MapRequest, ToolError> {
+fn request(root: &Path, p: &RepoMapParams, live: &mut Live) -> Result<MapRequest, ToolError> {
     let paths = |list: &Option<Vec<String>>, what: &str| -> Result<Vec<PathBuf>, ToolError> {
         let list = list.as_deref().unwrap_or_default();
         list.iter().map(|f| inside(root, f, what)).collect()
@@ -141,7 +131,7 @@ fn request(root: &Path, p: &RepoMapParams, map: &RepoMap) -> Result<MapRequest, 
     let chat = paths(&p.chat_files, "chat_files")?;
     let mut other = paths(&p.other_files, "other_files")?;
     if other.is_empty() {
-        other = list_files(root, Some(&cache_dir(map)));
+        other = live.files();
     }
     let mentioned: Vec<String> = paths(&p.mentioned_files, "mentioned_files")?
         .iter()
@@ -236,5 +226,7 @@ fn timings(r: &repo_mapper::MapReport) -> Value {
         "scan_ms": ms(t.scan),
         "rank_ms": ms(rank.index + rank.graph + rank.pagerank + rank.list),
         "fit_ms": ms(t.fit),
+        "files_read": r.scan.misses + r.scan.hash_hits + r.scan.errors,
+        "files_parsed": r.scan.misses,
     })
 }

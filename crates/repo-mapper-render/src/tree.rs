@@ -98,7 +98,8 @@ struct CachedContext {
 /// * The **context cache** keeps one [`TreeContext`] per `rel_fname`, replaced when the
 ///   file's mtime changes. Aider keeps it for the whole session; here
 ///   [`Renderer::start_map`] also drops the contexts the previous map did not use, so a
-///   long session holds the files of at most two maps (neither cache changes the output:
+///   long session holds the files of at most two maps (of the last
+///   [`Renderer::with_kept_maps`] maps and the current one; neither cache changes the output:
 ///   both are checked against the file's mtime).
 ///
 /// # Dialects
@@ -130,6 +131,8 @@ pub struct Renderer {
     contexts: HashMap<Arc<str>, CachedContext>,
     /// Bumped by [`Renderer::start_map`].
     generation: u64,
+    /// Maps whose files' contexts [`Renderer::start_map`] keeps (1: the previous map's).
+    kept_maps: u64,
 }
 
 impl Renderer {
@@ -142,7 +145,16 @@ impl Renderer {
             render_cache: HashMap::new(),
             contexts: HashMap::new(),
             generation: 0,
+            kept_maps: 1,
         }
+    }
+
+    /// Keeps the parsed files of the last `maps` maps (at least 1) instead of the last
+    /// one's: a long-lived session whose requests change (another chat file each time)
+    /// then parses a file again only when none of those maps showed it.
+    pub fn with_kept_maps(mut self, maps: u64) -> Self {
+        self.kept_maps = maps.max(1);
+        self
     }
 
     /// Cuts output lines at `max_line_length` characters instead (SPEC §14).
@@ -180,7 +192,8 @@ impl Renderer {
     pub fn start_map(&mut self) {
         self.clear_render_cache();
         let previous = self.generation;
-        self.contexts.retain(|_, c| c.used >= previous);
+        let kept = self.kept_maps;
+        self.contexts.retain(|_, c| c.used + kept > previous);
         self.generation += 1;
     }
 

@@ -20,6 +20,7 @@ use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
+use crate::warm::{Counting, Scanned, Stamp, WarmTags};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
@@ -28,6 +29,8 @@ const PROBLEMS_SHOWN: usize = 5;
 pub(crate) struct Admitted {
     /// (absolute, relative) of every chat or other file that exists inside the root.
     pub(crate) present: Vec<(PathBuf, String)>,
+    /// The `stat` of each present file, as the root guard took it.
+    pub(crate) stamps: Vec<Stamp>,
     /// Files that do not exist (or are not regular files).
     missing: HashSet<PathBuf>,
     /// Files outside the root, or with names that are not UTF-8.
@@ -43,7 +46,7 @@ impl RepoMap {
         self.renderer.start_map();
         let admitted = self.admit(request);
         let admitted_at = Instant::now();
-        let (scanned, store_fallback) = self.scan(&admitted.present);
+        let (scanned, store_fallback) = self.scan(&admitted.present, &admitted.stamps);
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
@@ -100,20 +103,26 @@ impl RepoMap {
         all.dedup();
         let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
         guard.resolve_dirs(all.iter().map(|p| p.as_path()));
-        let verdicts: Vec<Result<String, Refusal>> = all
+        let verdicts: Vec<Result<(String, Stamp), Refusal>> = all
             .par_iter()
-            .map(|f| guard.check(f).map(|()| rel_fname(root, f)))
+            .map(|f| {
+                guard
+                    .check(f)
+                    .map(|meta| (rel_fname(root, f), Stamp::of_meta(&meta)))
+            })
             .collect();
         let mut admitted = Admitted {
             present: Vec::with_capacity(all.len()),
+            stamps: Vec::with_capacity(all.len()),
             missing: HashSet::new(),
             refused: HashSet::new(),
             num_files: all.len(),
         };
         for (f, verdict) in all.into_iter().zip(verdicts) {
             let why = match verdict {
-                Ok(rel) => {
+                Ok((rel, stamp)) => {
                     admitted.present.push((f.clone(), rel));
+                    admitted.stamps.push(stamp);
                     continue;
                 }
                 Err(why) => why,
@@ -130,11 +139,42 @@ impl RepoMap {
         admitted
     }
 
-    /// SPEC §5: the tags of every file, from the store where unchanged, and why the store
-    /// is in memory if it fell back.
+    /// SPEC §5: the tags of every file, from the store where unchanged (in a warm session,
+    /// from memory where the stat is unchanged), and why the store is in memory if it fell
+    /// back.
     pub(crate) fn scan(
+        &mut self,
+        files: &[(PathBuf, String)],
+        stamps: &[Stamp],
+    ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
+        if !self.config.warm_session {
+            let (out, fallback) = self.scan_store(files, self.config.prune_cache);
+            return (out.into(), fallback);
+        }
+        let split = self.warm.split(files, stamps);
+        let to_read = WarmTags::to_read(&split);
+        let subset: Vec<(PathBuf, String)> = to_read.iter().map(|&i| files[i].clone()).collect();
+        let (read, fallback) = match subset.len() {
+            0 => (ScanOutput::default(), None),
+            // Pruning needs the whole list: only a scan of every file may prune.
+            n => self.scan_store(&subset, self.config.prune_cache && n == files.len()),
+        };
+        let counting = Counting {
+            dialect: self.profile(),
+            max_file_size: self.config.effective_max_file_size(),
+        };
+        let scanned = self.warm.merge(files, split, read, &counting);
+        if self.config.prune_cache {
+            self.warm.retain(files);
+        }
+        (scanned, fallback)
+    }
+
+    /// The store's scan of `files` (opened for it, closed after).
+    fn scan_store(
         &self,
         files: &[(PathBuf, String)],
+        prune: bool,
     ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
         let opened = open_store(&self.config.cache, &OpenOptions::default());
         let tick = |p: ScanProgress| {
@@ -147,10 +187,7 @@ impl RepoMap {
         };
         let options = ScanOptions {
             dialect: self.profile(),
-            prune_under: self
-                .config
-                .prune_cache
-                .then_some(self.config.root.as_path()),
+            prune_under: prune.then_some(self.config.root.as_path()),
             limits: self.config.limits,
             max_file_size: self.config.effective_max_file_size(),
         };
@@ -284,7 +321,7 @@ impl RelNames {
 fn rank_request<'a>(
     request: &'a MapRequest,
     admitted: &'a Admitted,
-    scanned: &'a ScanOutput,
+    scanned: &'a Scanned,
     rel: &'a RelNames,
 ) -> RankRequest<'a> {
     let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();

@@ -164,6 +164,11 @@ pub struct Config {
     /// computation. Set it when those files are the whole repository (a walk), so the store
     /// does not grow as files are deleted; leave it off for partial file lists.
     pub prune_cache: bool,
+    /// Keep every file's tags in memory between the maps of this session (a long-lived
+    /// session such as the MCP server's): each map then stats the files and reads the tag
+    /// store only for those whose size, mtime or inode changed. Off by default: a
+    /// one-shot process reads the store once anyway.
+    pub warm_session: bool,
     /// The bound on the work one file's tags may cost (default 10 s per file).
     pub limits: Limits,
     /// Read symlinks whose target lies outside the root (default off: such files are left
@@ -202,6 +207,7 @@ impl Config {
             rank: RankConfig::default(),
             tokenizer: Tokenizer::default(),
             prune_cache: false,
+            warm_session: false,
             limits: Limits::default(),
             follow_external_symlinks: false,
             max_file_size: Some(Config::DEFAULT_MAX_FILE_SIZE),

@@ -3,12 +3,14 @@
 //! Every file a computation reads passes [`RootGuard::check`] first, whoever listed it: the
 //! walk, `--files-from`, a chat file, a library caller. A file is inside the root when its
 //! path, with `..` resolved and every symlink followed, lies under the root's canonical
-//! path. Directories are resolved once each, in parallel, before the files
+//! path. Directories are resolved once each, from the root down, before the files
 //! ([`RootGuard::resolve_dirs`]), so a walk of many files costs one `lstat` per file and
-//! one `realpath` per directory, and the files can be checked from many threads.
+//! per directory (a `realpath` only for symlinks), and the files can be checked from many
+//! threads.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -61,27 +63,68 @@ impl RootGuard {
         }
     }
 
-    /// Resolves the directories of `files` (in parallel), so that [`check`] finds them.
+    /// Resolves the directories of `files` and their ancestors up to the root, so that
+    /// [`check`] finds them: a level at a time from the root down, each level in
+    /// parallel. A directory is inside when its parent is and it is a real directory (one
+    /// `lstat`); a symlink, a `..` or anything unusual is resolved in full (`realpath`).
     ///
     /// [`check`]: RootGuard::check
     pub(crate) fn resolve_dirs<'p>(&mut self, files: impl Iterator<Item = &'p Path>) {
-        let unseen: HashSet<&Path> = files
-            .filter_map(Path::parent)
-            .filter(|d| !self.dirs.contains_key(*d))
-            .collect();
-        let resolved: Vec<(PathBuf, bool)> = unseen
-            .into_par_iter()
-            .map(|d| (d.to_path_buf(), self.resolve_dir(d)))
-            .collect();
-        self.dirs.extend(resolved);
+        let mut levels: BTreeMap<usize, Vec<PathBuf>> = BTreeMap::new();
+        let mut unseen: HashSet<PathBuf> = HashSet::new();
+        for file in files {
+            let mut dir = file.parent();
+            while let Some(d) = dir {
+                if self.dirs.contains_key(d) || !unseen.insert(d.to_path_buf()) {
+                    break;
+                }
+                levels
+                    .entry(d.components().count())
+                    .or_default()
+                    .push(d.to_path_buf());
+                if d == self.root || !d.starts_with(&self.root) {
+                    break;
+                }
+                dir = d.parent();
+            }
+        }
+        for level in levels.into_values() {
+            let resolved: Vec<(PathBuf, bool)> = level
+                .into_par_iter()
+                .map(|d| {
+                    let inside = self.resolve_below_parent(&d);
+                    (d, inside)
+                })
+                .collect();
+            self.dirs.extend(resolved);
+        }
+    }
+
+    /// Whether `dir` is inside, its parent already resolved when it is under the root.
+    fn resolve_below_parent(&self, dir: &Path) -> bool {
+        use std::path::Component;
+        if dir == self.root {
+            return self.canonical_root.is_some();
+        }
+        let plain = matches!(dir.components().next_back(), Some(Component::Normal(_)));
+        let parent_inside = dir.parent().and_then(|p| self.dirs.get(p)) == Some(&true);
+        if !plain || !parent_inside || !dir.starts_with(&self.root) {
+            return self.resolve_dir(dir);
+        }
+        match std::fs::symlink_metadata(dir) {
+            Ok(meta) if meta.file_type().is_symlink() => self.resolve_dir(dir),
+            Ok(meta) => meta.is_dir(),
+            Err(_) => false,
+        }
     }
 
     /// Whether `path` may be read: a regular file (through a symlink, if it is one) inside
-    /// the root. One `lstat` per file; a `stat` and a `realpath` only for symlinks (and a
+    /// the root; if so, its `stat` (what the tag scan's freshness check needs, so a warm
+    /// session stats each file once). One `lstat` per file; a `stat` and a `realpath` only for symlinks (and a
     /// `realpath` for a directory [`resolve_dirs`] was not given).
     ///
     /// [`resolve_dirs`]: RootGuard::resolve_dirs
-    pub(crate) fn check(&self, path: &Path) -> Result<(), Refusal> {
+    pub(crate) fn check(&self, path: &Path) -> Result<Metadata, Refusal> {
         if path.to_str().is_none() {
             return Err(Refusal::NotUtf8Name);
         }
@@ -95,7 +138,7 @@ impl RootGuard {
         let link = std::fs::symlink_metadata(path).map_err(|_| Refusal::NotAFile)?;
         if !link.file_type().is_symlink() {
             return if link.is_file() {
-                Ok(())
+                Ok(link)
             } else {
                 Err(Refusal::NotAFile)
             };
@@ -111,7 +154,7 @@ impl RootGuard {
             }
         }
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_file() => Ok(()),
+            Ok(meta) if meta.is_file() => Ok(meta),
             _ => Err(Refusal::NotAFile),
         }
     }
@@ -209,6 +252,35 @@ mod tests {
             following.check(&root.join("outdir/secret.py")).unwrap_err(),
             Refusal::Outside
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn directories_resolved_from_the_root_down_catch_every_symlink() {
+        use std::os::unix::fs::symlink;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("repo");
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(d.path().join("out/deep")).unwrap();
+        fs::write(root.join("a/b/x.py"), "x = 1\n").unwrap();
+        fs::write(d.path().join("out/deep/secret.py"), "k = 1\n").unwrap();
+        symlink(d.path().join("out"), root.join("a/outdir")).unwrap();
+        symlink(root.join("a"), root.join("indir")).unwrap();
+        let files = [
+            root.join("a/b/x.py"),
+            root.join("a/outdir/deep/secret.py"),
+            root.join("indir/b/x.py"),
+            root.join("a/b/../b/x.py"),
+            root.join("a/b/../../../out/deep/secret.py"),
+        ];
+        let mut guard = RootGuard::new(&root, false);
+        guard.resolve_dirs(files.iter().map(PathBuf::as_path));
+        let verdicts: Vec<bool> = files.iter().map(|f| guard.check(f).is_ok()).collect();
+        assert_eq!(verdicts, [true, false, true, true, false]);
+        // The same verdicts as resolving every directory in full.
+        let unresolved = RootGuard::new(&root, false);
+        let full: Vec<bool> = files.iter().map(|f| unresolved.check(f).is_ok()).collect();
+        assert_eq!(verdicts, full);
     }
 
     #[cfg(unix)]

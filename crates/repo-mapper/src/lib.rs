@@ -49,6 +49,7 @@ mod request;
 mod search;
 mod tokens;
 mod walk;
+mod warm;
 
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};
@@ -62,7 +63,7 @@ pub use request::{
 };
 pub use search::{HitKind, IdentifierHit, IdentifierQuery};
 pub use tokens::Tokenizer;
-pub use walk::list_files;
+pub use walk::{Listing, list_files};
 
 /// The README's examples, checked as doc tests.
 #[cfg(doctest)]

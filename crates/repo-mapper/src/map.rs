@@ -10,10 +10,14 @@ use repo_mapper_render::Renderer;
 
 use crate::config::{Config, Refresh};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
+use crate::warm::WarmTags;
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
 /// cache is unbounded; a long session must not grow with every chat-file combination.
 const MAP_CACHE_ENTRIES: usize = 32;
+
+/// Maps whose parsed files a warm session's renderer keeps ([`Config::warm_session`]).
+const WARM_KEPT_MAPS: u64 = 16;
 
 /// Ranked entries the cached reports may hold together (the newest result is kept
 /// whatever its size): on a large repository each report lists every definition, and 32
@@ -87,6 +91,8 @@ pub struct RepoMap {
     /// Whether this session said that files over the size limit were not parsed.
     pub(crate) warned_too_large: bool,
     pub(crate) progress: Option<ProgressFn>,
+    /// Every file's tags, kept between maps when [`Config::warm_session`] is set.
+    pub(crate) warm: WarmTags,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -102,7 +108,12 @@ impl RepoMap {
     pub fn new(config: Config) -> RepoMap {
         let renderer = Renderer::new(config.profile())
             .with_max_line_length(config.max_line_length)
-            .with_limits(config.limits);
+            .with_limits(config.limits)
+            .with_kept_maps(if config.warm_session {
+                WARM_KEPT_MAPS
+            } else {
+                1
+            });
         RepoMap {
             config,
             renderer,
@@ -112,6 +123,7 @@ impl RepoMap {
             warned_files: HashSet::new(),
             warned_too_large: false,
             progress: None,
+            warm: WarmTags::default(),
         }
     }
 

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use repo_mapper_tags::CountedTags;
 use repo_mapper_tags::pycompat::splitlines;
@@ -124,7 +125,7 @@ impl RepoMap {
             return Vec::new();
         }
         let admitted = self.admit(&MapRequest::new(files.to_vec()));
-        let (scanned, _) = self.scan(&admitted.present);
+        let (scanned, _) = self.scan(&admitted.present, &admitted.stamps);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();
         let mut hits = Vec::new();
@@ -162,7 +163,7 @@ impl RepoMap {
 
 /// Every matching (file, name, kind), a definition once per tag, a reference once per
 /// file and name.
-fn candidates(tags: &[CountedTags], needle: &str, query: &IdentifierQuery) -> Vec<Candidate> {
+fn candidates(tags: &[Arc<CountedTags>], needle: &str, query: &IdentifierQuery) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (file, t) in tags.iter().enumerate() {
         if query.definitions {

@@ -2,8 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::SystemTime;
 
 use ignore::{WalkBuilder, WalkState};
+use rayon::prelude::*;
 
 /// Hidden directories that are walked anyway: `.github` holds the workflow files Aider
 /// lists as important (SPEC §8).
@@ -18,7 +20,70 @@ const HIDDEN_DIRS_KEPT: &[&str] = &[".github"];
 /// root, see `RepoMap`), never follows symlinks to directories. Walks in parallel. Entries that cannot be
 /// read are skipped with a debug message.
 pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
+    walk(root, skip_dir, false).files
+}
+
+/// A walk's files ([`list_files`]), and the directories and ignore files whose stat
+/// says whether it still holds, for a long-lived session to walk again only when the
+/// tree changed.
+///
+/// Creating, deleting or renaming a file changes its directory's mtime; editing a
+/// `.gitignore`, `.ignore` or `.git/info/exclude` changes that file's. Edits to a file's
+/// content change neither (the tag scan's stat sees those).
+///
+/// ```
+/// use repo_mapper::Listing;
+///
+/// let root = std::env::temp_dir().join(format!("repo-mapper-listing-{}", std::process::id()));
+/// std::fs::create_dir_all(&root)?;
+/// std::fs::write(root.join("a.py"), "x = 1\n")?;
+/// let listing = Listing::walk(&root, None);
+/// assert_eq!(listing.files.len(), 1);
+/// assert!(listing.is_current());
+/// # std::fs::remove_dir_all(&root)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Listing {
+    /// The files, as [`list_files`] gives them.
+    pub files: Vec<PathBuf>,
+    /// Directories walked and ignore files, with their mtime then.
+    watched: Watched,
+}
+
+impl Listing {
+    /// Walks `root` as [`list_files`] does, noting what to watch.
+    pub fn walk(root: &Path, skip_dir: Option<&Path>) -> Listing {
+        walk(root, skip_dir, true)
+    }
+
+    /// Whether a walk now would list the same files (no watched directory or ignore
+    /// file has another mtime, or has gone).
+    pub fn is_current(&self) -> bool {
+        self.watched
+            .par_iter()
+            .all(|(path, then)| mtime(path) == *then)
+    }
+}
+
+/// Paths whose mtime tells whether a walk still holds, with that mtime.
+type Watched = Vec<(PathBuf, Option<SystemTime>)>;
+
+fn mtime(path: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+}
+
+/// Files that change what the walk ignores.
+fn is_ignore_file(name: &str) -> bool {
+    matches!(name, ".gitignore" | ".ignore")
+}
+
+fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let found = Mutex::new(Vec::new());
+    let watched = Mutex::new(Vec::new());
     let skip_dir = skip_dir.map(Path::to_path_buf);
     WalkBuilder::new(root)
         .hidden(false)
@@ -41,23 +106,10 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
         })
         .build_parallel()
         .run(|| {
-            let found = &found;
+            let (found, watched) = (&found, &watched);
             Box::new(move |entry| {
                 match entry {
-                    Ok(entry) => {
-                        let Some(ft) = entry.file_type() else {
-                            return WalkState::Continue;
-                        };
-                        let keep = ft.is_file()
-                            || (ft.is_symlink()
-                                && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()));
-                        if keep {
-                            found
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .push(entry.into_path());
-                        }
-                    }
+                    Ok(entry) => visit(entry, found, watch.then_some(watched)),
                     Err(err) => tracing::debug!("skipping during the walk: {err}"),
                 }
                 WalkState::Continue
@@ -67,7 +119,34 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
     // Every path starts with `root`, so comparing whole paths (component by component)
     // orders them as their relative paths, without stripping the prefix per comparison.
     files.sort_unstable();
-    files
+    let mut watched = watched.into_inner().unwrap_or_else(|e| e.into_inner());
+    if watch {
+        let exclude = root.join(".git/info/exclude");
+        watched.push((exclude.clone(), mtime(&exclude)));
+        watched.retain(|(p, t)| t.is_some() || p == &exclude);
+    }
+    Listing { files, watched }
+}
+
+/// One entry of the walk: a file kept, a directory or ignore file watched.
+fn visit(entry: ignore::DirEntry, found: &Mutex<Vec<PathBuf>>, watched: Option<&Mutex<Watched>>) {
+    let Some(ft) = entry.file_type() else {
+        return;
+    };
+    if let Some(watched) = watched {
+        let name = entry.file_name().to_string_lossy();
+        if ft.is_dir() || is_ignore_file(&name) {
+            let then = mtime(entry.path());
+            let mut w = watched.lock().unwrap_or_else(|e| e.into_inner());
+            w.push((entry.path().to_path_buf(), then));
+        }
+    }
+    let keep = ft.is_file()
+        || (ft.is_symlink() && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()));
+    if keep {
+        let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
+        f.push(entry.into_path());
+    }
 }
 
 #[cfg(test)]

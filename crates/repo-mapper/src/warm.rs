@@ -1,0 +1,204 @@
+//! Tags kept in memory between the maps of a long-lived session ([`Config::warm_session`]):
+//! each map stats the files and goes to the tag store only for those whose stat changed.
+//!
+//! A file's tags are reused when its size, mtime and inode are those seen when they were
+//! read, and that mtime was not within the racy window before the read (git's "racy
+//! clean" rule, as the store applies it): a file changed within the same mtime tick as the
+//! read is always re-checked. Unreadable files are never kept, so they are retried.
+//!
+//! [`Config::warm_session`]: crate::Config::warm_session
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use repo_mapper_store::{Problem, ScanOutput, ScanStats};
+use repo_mapper_tags::{CountedTags, Dialect, Language};
+
+/// A file changed this close to a read may change again within the same mtime tick.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// What `stat` said of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    size: u64,
+    mtime: Option<SystemTime>,
+    inode: u64,
+}
+
+impl Stamp {
+    /// The stamp of a file whose `stat` is `meta`.
+    pub fn of_meta(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+            inode: meta.ino(),
+        }
+    }
+
+    /// Whether tags read at `read` can be trusted while this stamp holds.
+    fn settled_at(&self, read: SystemTime) -> bool {
+        self.mtime
+            .is_some_and(|t| read.duration_since(t).is_ok_and(|age| age >= RACY_WINDOW))
+    }
+}
+
+/// One file's tags as last read.
+#[derive(Debug, Clone)]
+struct Kept {
+    stamp: Stamp,
+    tags: Arc<CountedTags>,
+    problem: Option<Problem>,
+}
+
+/// The tags of a computation's files, in input order, and what the scan did.
+#[derive(Debug, Default)]
+pub(crate) struct Scanned {
+    pub tags: Vec<Arc<CountedTags>>,
+    pub stats: ScanStats,
+    pub problems: Vec<(usize, Problem)>,
+}
+
+impl From<ScanOutput> for Scanned {
+    fn from(out: ScanOutput) -> Scanned {
+        Scanned {
+            tags: out.tags.into_iter().map(Arc::new).collect(),
+            stats: out.stats,
+            problems: out.problems,
+        }
+    }
+}
+
+/// The session's tags, by absolute path.
+#[derive(Debug, Default)]
+pub(crate) struct WarmTags {
+    files: HashMap<PathBuf, Kept>,
+}
+
+/// A computation's files split: those kept tags serve, and the rest.
+pub(crate) struct Split {
+    stamps: Vec<Stamp>,
+    kept: Vec<Option<Kept>>,
+    started: SystemTime,
+}
+
+impl WarmTags {
+    /// Finds the files (stamped as the root guard just saw them) whose kept tags still
+    /// hold.
+    pub fn split(&self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
+        let started = SystemTime::now();
+        let kept = files
+            .iter()
+            .zip(stamps)
+            .map(|((f, _), stamp)| {
+                let kept = self.files.get(f)?;
+                (kept.stamp == *stamp).then(|| kept.clone())
+            })
+            .collect();
+        Split {
+            stamps: stamps.to_vec(),
+            kept,
+            started,
+        }
+    }
+
+    /// The indices of the files `split` found no kept tags for.
+    pub fn to_read(split: &Split) -> Vec<usize> {
+        let missing = split.kept.iter().enumerate().filter(|(_, k)| k.is_none());
+        missing.map(|(i, _)| i).collect()
+    }
+
+    /// Every file's tags: kept ones and those just `read` (for [`WarmTags::to_read`]'s
+    /// files, in that order), remembering what can be trusted next time.
+    pub fn merge(
+        &mut self,
+        files: &[(PathBuf, String)],
+        split: Split,
+        read: ScanOutput,
+        count: &Counting,
+    ) -> Scanned {
+        let read_at: Vec<usize> = WarmTags::to_read(&split);
+        let mut fresh: HashMap<usize, Problem> = HashMap::new();
+        for (j, problem) in read.problems {
+            fresh.insert(read_at[j], problem);
+        }
+        let mut out = Scanned {
+            stats: read.stats,
+            ..Scanned::default()
+        };
+        let mut read_tags = read.tags.into_iter();
+        for (i, kept) in split.kept.into_iter().enumerate() {
+            let (tags, problem) = match kept {
+                Some(k) => {
+                    count.served(&files[i].0, k.stamp.size, &mut out.stats);
+                    (k.tags, k.problem)
+                }
+                None => {
+                    let tags = Arc::new(read_tags.next().unwrap_or_default());
+                    let problem = fresh.remove(&i);
+                    self.keep(&files[i].0, split.stamps[i], split.started, &tags, &problem);
+                    (tags, problem)
+                }
+            };
+            if let Some(p) = problem {
+                out.problems.push((i, p));
+            }
+            out.tags.push(tags);
+        }
+        out.stats.files = files.len();
+        out
+    }
+
+    fn keep(
+        &mut self,
+        path: &Path,
+        stamp: Stamp,
+        read: SystemTime,
+        tags: &Arc<CountedTags>,
+        problem: &Option<Problem>,
+    ) {
+        let unreadable = matches!(problem, Some(Problem::Unreadable(_)));
+        match stamp {
+            stamp if stamp.settled_at(read) && !unreadable => {
+                let kept = Kept {
+                    stamp,
+                    tags: tags.clone(),
+                    problem: problem.clone(),
+                };
+                self.files.insert(path.to_path_buf(), kept);
+            }
+            _ => {
+                self.files.remove(path);
+            }
+        }
+    }
+
+    /// Forgets the files not among `files` (the session's memory follows the repository).
+    pub fn retain(&mut self, files: &[(PathBuf, String)]) {
+        if self.files.len() > files.len() {
+            let live: std::collections::HashSet<&PathBuf> = files.iter().map(|(f, _)| f).collect();
+            self.files.retain(|f, _| live.contains(f));
+        }
+    }
+}
+
+/// How files served from memory are counted in [`ScanStats`]: as the store would count
+/// an unchanged file (skipped, too large, or a hit).
+pub(crate) struct Counting {
+    pub dialect: Dialect,
+    pub max_file_size: Option<u64>,
+}
+
+impl Counting {
+    fn served(&self, path: &Path, size: u64, stats: &mut ScanStats) {
+        if Language::for_path(path, self.dialect).is_none() {
+            stats.skipped += 1;
+        } else if self.max_file_size.is_some_and(|max| size > max) {
+            stats.too_large += 1;
+        } else {
+            stats.hits += 1;
+        }
+    }
+}
