@@ -75,9 +75,10 @@ impl RootGuard {
         for file in files {
             let mut dir = file.parent();
             while let Some(d) = dir {
-                if self.dirs.contains_key(d) || !unseen.insert(d.to_path_buf()) {
+                if self.dirs.contains_key(d) || unseen.contains(d) {
                     break;
                 }
+                unseen.insert(d.to_path_buf());
                 levels
                     .entry(d.components().count())
                     .or_default()
@@ -180,6 +181,10 @@ fn lexically_under(path: &Path, root: &Path) -> bool {
     use std::path::Component;
     if !path.is_absolute() {
         return false;
+    }
+    let plain = |c: Component<'_>| matches!(c, Component::Normal(_) | Component::RootDir);
+    if path.components().all(plain) {
+        return path.starts_with(root) && path != root;
     }
     let mut resolved = PathBuf::new();
     for c in path.components() {
