@@ -164,9 +164,6 @@ impl RepoMap {
             max_file_size: self.config.effective_max_file_size(),
         };
         let scanned = self.warm.merge(files, split, read, &counting);
-        if self.config.prune_cache {
-            self.warm.retain(files);
-        }
         (scanned, fallback)
     }
 

@@ -20,6 +20,11 @@ use repo_mapper_tags::{CountedTags, Dialect, Language};
 /// A file changed this close to a read may change again within the same mtime tick.
 const RACY_WINDOW: Duration = Duration::from_secs(2);
 
+/// Computations a file's tags outlive when no computation asks for the file (deleted
+/// files, or files only an earlier partial request listed): then they are dropped, and
+/// read from the store again if asked for later.
+const KEPT_COMPUTATIONS: u64 = 16;
+
 /// What `stat` said of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
@@ -51,6 +56,8 @@ struct Kept {
     stamp: Stamp,
     tags: Arc<CountedTags>,
     problem: Option<Problem>,
+    /// The computation that last asked for the file.
+    seen: u64,
 }
 
 /// The tags of a computation's files, in input order, and what the scan did.
@@ -75,6 +82,8 @@ impl From<ScanOutput> for Scanned {
 #[derive(Debug, Default)]
 pub(crate) struct WarmTags {
     files: HashMap<PathBuf, Kept>,
+    /// Computations merged so far.
+    generation: u64,
 }
 
 /// A computation's files split: those kept tags serve, and the rest.
@@ -129,10 +138,14 @@ impl WarmTags {
             ..Scanned::default()
         };
         let mut read_tags = read.tags.into_iter();
+        self.generation += 1;
         for (i, kept) in split.kept.into_iter().enumerate() {
             let (tags, problem) = match kept {
                 Some(k) => {
                     count.served(&files[i].0, k.stamp.size, &mut out.stats);
+                    if let Some(entry) = self.files.get_mut(&files[i].0) {
+                        entry.seen = self.generation;
+                    }
                     (k.tags, k.problem)
                 }
                 None => {
@@ -148,6 +161,8 @@ impl WarmTags {
             out.tags.push(tags);
         }
         out.stats.files = files.len();
+        let now = self.generation;
+        self.files.retain(|_, k| k.seen + KEPT_COMPUTATIONS > now);
         out
     }
 
@@ -166,20 +181,13 @@ impl WarmTags {
                     stamp,
                     tags: tags.clone(),
                     problem: problem.clone(),
+                    seen: self.generation,
                 };
                 self.files.insert(path.to_path_buf(), kept);
             }
             _ => {
                 self.files.remove(path);
             }
-        }
-    }
-
-    /// Forgets the files not among `files` (the session's memory follows the repository).
-    pub fn retain(&mut self, files: &[(PathBuf, String)]) {
-        if self.files.len() > files.len() {
-            let live: std::collections::HashSet<&PathBuf> = files.iter().map(|(f, _)| f).collect();
-            self.files.retain(|f, _| live.contains(f));
         }
     }
 }
@@ -200,5 +208,52 @@ impl Counting {
         } else {
             stats.hits += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp_of(path: &Path) -> Stamp {
+        Stamp::of_meta(&std::fs::metadata(path).unwrap())
+    }
+
+    #[test]
+    fn tags_no_computation_asks_for_are_dropped_after_a_while() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.py");
+        std::fs::write(&path, "x = 1\n").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let files = vec![(path.clone(), "a.py".to_owned())];
+        let count = Counting {
+            dialect: Dialect::Default,
+            max_file_size: None,
+        };
+        let mut warm = WarmTags::default();
+        let read = ScanOutput {
+            tags: vec![CountedTags::default()],
+            ..ScanOutput::default()
+        };
+        let split = warm.split(&files, &[stamp_of(&path)]);
+        warm.merge(&files, split, read, &count);
+        assert_eq!(warm.files.len(), 1, "kept");
+        let split = warm.split(&files, &[stamp_of(&path)]);
+        assert!(WarmTags::to_read(&split).is_empty(), "served from memory");
+        warm.merge(&files, split, ScanOutput::default(), &count);
+        for _ in 0..KEPT_COMPUTATIONS {
+            let none = warm.split(&[], &[]);
+            warm.merge(&[], none, ScanOutput::default(), &count);
+        }
+        assert!(
+            warm.files.is_empty(),
+            "dropped once no computation asked for it"
+        );
     }
 }
