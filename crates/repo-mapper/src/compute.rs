@@ -94,13 +94,7 @@ impl RepoMap {
     /// parallel); missing and refused files are warned about once per session.
     pub(crate) fn admit(&mut self, request: &MapRequest) -> Admitted {
         let root = &self.config.root;
-        let mut all: Vec<&PathBuf> = request
-            .chat_files
-            .iter()
-            .chain(&request.other_files)
-            .collect();
-        all.sort_unstable();
-        all.dedup();
+        let all = sorted_union(&request.chat_files, &request.other_files);
         let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
         guard.resolve_dirs(all.iter().map(|p| p.as_path()));
         let verdicts: Vec<Result<(String, Stamp), Refusal>> = all
@@ -274,6 +268,23 @@ impl RepoMap {
         out.push_str(listing);
         out
     }
+}
+
+/// `chat` and `other` together, sorted and without repeats (a walk's list is sorted
+/// already: then only the few chat files are placed, and no path is compared more than
+/// once or twice).
+fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
+    let mut all: Vec<&PathBuf> = other.iter().collect();
+    if !all.is_sorted() {
+        all.sort_unstable();
+    }
+    all.dedup();
+    for c in chat {
+        if let Err(at) = all.binary_search(&c) {
+            all.insert(at, c);
+        }
+    }
+    all
 }
 
 /// The request's paths relative to the root, as the ranking takes them.

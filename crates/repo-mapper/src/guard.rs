@@ -48,7 +48,9 @@ pub(crate) struct RootGuard {
     root: PathBuf,
     canonical_root: Option<PathBuf>,
     follow_external_symlinks: bool,
-    dirs: HashMap<PathBuf, bool>,
+    /// Resolved directories, keyed by their path's bytes (hashing a `Path` walks its
+    /// components: slow when every file of a repository is looked up).
+    dirs: HashMap<Box<[u8]>, bool>,
 }
 
 impl RootGuard {
@@ -75,7 +77,7 @@ impl RootGuard {
         for file in files {
             let mut dir = file.parent();
             while let Some(d) = dir {
-                if self.dirs.contains_key(d) || unseen.contains(d) {
+                if self.dirs.contains_key(bytes(d)) || unseen.contains(d) {
                     break;
                 }
                 unseen.insert(d.to_path_buf());
@@ -90,11 +92,11 @@ impl RootGuard {
             }
         }
         for level in levels.into_values() {
-            let resolved: Vec<(PathBuf, bool)> = level
+            let resolved: Vec<(Box<[u8]>, bool)> = level
                 .into_par_iter()
                 .map(|d| {
                     let inside = self.resolve_below_parent(&d);
-                    (d, inside)
+                    (Box::from(bytes(&d)), inside)
                 })
                 .collect();
             self.dirs.extend(resolved);
@@ -108,7 +110,7 @@ impl RootGuard {
             return self.canonical_root.is_some();
         }
         let plain = matches!(dir.components().next_back(), Some(Component::Normal(_)));
-        let parent_inside = dir.parent().and_then(|p| self.dirs.get(p)) == Some(&true);
+        let parent_inside = dir.parent().and_then(|p| self.dirs.get(bytes(p))) == Some(&true);
         if !plain || !parent_inside || !dir.starts_with(&self.root) {
             return self.resolve_dir(dir);
         }
@@ -162,7 +164,7 @@ impl RootGuard {
 
     /// Whether `dir` resolves to a directory under the canonical root.
     fn dir_inside(&self, dir: &Path) -> bool {
-        match self.dirs.get(dir) {
+        match self.dirs.get(bytes(dir)) {
             Some(&inside) => inside,
             None => self.resolve_dir(dir),
         }
@@ -174,6 +176,11 @@ impl RootGuard {
         };
         dir.canonicalize().is_ok_and(|c| c.starts_with(root))
     }
+}
+
+/// A path's bytes, as the directory table keys it.
+fn bytes(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 /// Whether `path`, with `.` and `..` resolved textually, starts with `root`.

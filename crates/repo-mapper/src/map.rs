@@ -210,14 +210,16 @@ impl RepoMap {
     fn cache_key(&self, request: &MapRequest, budget: usize) -> CacheKey {
         let sorted = |v: &[PathBuf]| {
             let mut v = v.to_vec();
-            v.sort();
+            if !v.is_sorted() {
+                v.sort();
+            }
             v
         };
         let auto = self.config.refresh == Refresh::Auto;
         let if_auto = |s: &BTreeSet<String>| (auto && !s.is_empty()).then(|| s.clone());
         CacheKey {
             chat: sorted(&request.chat_files),
-            other: digest(&sorted(&request.other_files)),
+            other: digest(&request.other_files),
             budget,
             anchors: request.anchors.clone(),
             mentioned_files: if_auto(&request.mentioned_files),
@@ -264,11 +266,16 @@ impl RepoMap {
     }
 }
 
-/// SHA-256 of `files`, each path's bytes followed by a NUL.
+/// SHA-256 of `files` in sorted order, each path's bytes followed by a NUL (a walk's
+/// list is sorted already: it is hashed as it is).
 fn digest(files: &[PathBuf]) -> [u8; 32] {
     use sha2::Digest;
+    let mut order: Vec<&PathBuf> = files.iter().collect();
+    if !order.is_sorted() {
+        order.sort();
+    }
     let mut hash = sha2::Sha256::new();
-    for f in files {
+    for f in order {
         hash.update(f.as_os_str().as_encoded_bytes());
         hash.update([0]);
     }

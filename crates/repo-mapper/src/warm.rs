@@ -81,7 +81,9 @@ impl From<ScanOutput> for Scanned {
 /// The session's tags, by absolute path.
 #[derive(Debug, Default)]
 pub(crate) struct WarmTags {
-    files: HashMap<PathBuf, Kept>,
+    /// By the path's bytes (a `Path` hashes component by component: slow for every file
+    /// of a repository on every computation).
+    files: HashMap<Box<[u8]>, Kept>,
     /// Computations merged so far.
     generation: u64,
 }
@@ -102,7 +104,7 @@ impl WarmTags {
             .iter()
             .zip(stamps)
             .map(|((f, _), stamp)| {
-                let kept = self.files.get(f)?;
+                let kept = self.files.get(key(f))?;
                 (kept.stamp == *stamp).then(|| kept.clone())
             })
             .collect();
@@ -143,7 +145,7 @@ impl WarmTags {
             let (tags, problem) = match kept {
                 Some(k) => {
                     count.served(&files[i].0, k.stamp.size, &mut out.stats);
-                    if let Some(entry) = self.files.get_mut(&files[i].0) {
+                    if let Some(entry) = self.files.get_mut(key(&files[i].0)) {
                         entry.seen = self.generation;
                     }
                     (k.tags, k.problem)
@@ -183,13 +185,18 @@ impl WarmTags {
                     problem: problem.clone(),
                     seen: self.generation,
                 };
-                self.files.insert(path.to_path_buf(), kept);
+                self.files.insert(Box::from(key(path)), kept);
             }
             _ => {
-                self.files.remove(path);
+                self.files.remove(key(path));
             }
         }
     }
+}
+
+/// The key of `path` in [`WarmTags`].
+fn key(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 /// How files served from memory are counted in [`ScanStats`]: as the store would count
