@@ -114,6 +114,12 @@ async fn repo_map_equals_the_cli_and_stays_warm() {
     let first = json_of(&call(&client, "repo_map", args).await);
     assert_eq!(first["map"], cli_map(&root, &["-c", chat]));
     assert_eq!(first["report"]["attempt"], 1);
+    let included = first["report"]["included_files"].as_array().unwrap();
+    assert!(included.contains(&json!("app/models/order.py")));
+    assert!(
+        !included.contains(&json!(chat)),
+        "chat files are never shown"
+    );
     // A second call with another chat file: same session, fresh answer.
     let other = "web/routes.py";
     let args = json!({"project_root": root, "chat_files": [other], "token_limit": 1024});

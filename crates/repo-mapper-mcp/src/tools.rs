@@ -1,6 +1,7 @@
 //! What the tools do, as plain blocking functions over the facade: check the input, pick
 //! the session, map or search, and shape the answer as JSON.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, parse_profile};
@@ -57,11 +58,18 @@ impl Tools {
         let request = with_mentions(request, mentions.as_ref());
         let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
         map.set_budget(budget, p.max_context_window);
-        Ok(answer(
-            map.map_with_fallback(&request),
-            mentions.as_ref(),
-            budget,
-        ))
+        let chat: HashSet<String> = request
+            .chat_files
+            .iter()
+            .map(|f| {
+                f.strip_prefix(&root)
+                    .unwrap_or(f)
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        let result = map.map_with_fallback(&request);
+        Ok(answer(result, mentions.as_ref(), budget, &chat))
     }
 
     /// The `search_identifiers` tool: matching definitions and references, as JSON.
@@ -177,6 +185,7 @@ fn answer(
     result: Result<repo_mapper::MapOutput, NoMap>,
     mentions: Option<&Mentions>,
     token_limit: usize,
+    chat: &HashSet<String>,
 ) -> Value {
     let mentions = mentions.map(|m| json!({"files": m.files, "idents": m.idents}));
     let (map, report, attempt, why) = match &result {
@@ -188,9 +197,13 @@ fn answer(
         ),
         Err(why) => ("", why.report(), None, Some(why.to_string())),
     };
-    let mut seen = std::collections::HashSet::new();
+    // The files the map shows: chat files rank but are never shown.
+    let mut seen = HashSet::new();
     let included: Vec<&str> = report.map_or_else(Vec::new, |r| {
-        let shown = r.entries.iter().filter(|e| e.in_map);
+        let shown = r
+            .entries
+            .iter()
+            .filter(|e| e.in_map && !chat.contains(&e.file));
         shown
             .map(|e| e.file.as_str())
             .filter(|f| seen.insert(*f))
