@@ -3,12 +3,13 @@
 //!
 //! Starts `repo-mapper mcp` (release) as an agent does, speaks JSON-RPC to it on its
 //! stdin and stdout, and calls `repo_map` `--calls` times, each with another chat file
-//! (the repository's source files in turn), after one first call that loads the session
-//! (its tag store already warm from `bench scale`'s cache directory when there is one, else
-//! the repository's own). Reports the first call, then the median and 90th percentile of
-//! the rest, client-side wall time and the server's own `elapsed_ms`, and the server's
-//! resident memory after the 10th call and after the last (flat: no growth per call).
-//! Writes `target/bench-scale/mcp-<repo>.json`.
+//! (50 of the repository's source files in turn), after one first call that loads the
+//! session from the repository's own tag store (`ROOT/.repo-mapper`: the first call parses
+//! every file when it is empty; copy `bench scale`'s cache there to skip that). Reports
+//! the first call, then the median and 90th percentile of the rest, client-side wall time
+//! and the server's own `elapsed_ms`, the last call's steps, and the server's resident
+//! memory after the 10th call and every 50th (flat: no growth per call). Writes
+//! `target/bench-scale/mcp-<repo>.json`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -97,49 +98,17 @@ fn parse_args(args: &[String]) -> Result<Options> {
     Ok(o)
 }
 
-/// Up to 50 source files of the repository, spread over it, to take turns in the chat.
+/// Up to 50 source files of the repository (as the map's walk lists it), spread over it,
+/// to take turns in the chat.
 fn chat_files(root: &Path) -> Result<Vec<String>> {
-    let listing = Command::new("git")
-        .args(["ls-files", "--others", "--cached", "--exclude-standard"])
-        .current_dir(root)
-        .output();
-    let mut files: Vec<String> = match listing {
-        Ok(out) if out.status.success() && !out.stdout.is_empty() => {
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .map(str::to_owned)
-                .collect()
-        }
-        _ => walk_sources(root),
-    };
-    files.retain(|f| {
-        [".py", ".c", ".rs", ".go", ".js", ".ts"]
-            .iter()
-            .any(|e| f.ends_with(e))
-    });
-    files.sort();
+    let sources = [".py", ".c", ".rs", ".go", ".js", ".ts"];
+    let files: Vec<String> = repo_mapper::list_files(root, None)
+        .iter()
+        .filter_map(|f| f.strip_prefix(root).ok()?.to_str().map(str::to_owned))
+        .filter(|f| sources.iter().any(|e| f.ends_with(e)))
+        .collect();
     let step = (files.len() / 50).max(1);
     Ok(files.into_iter().step_by(step).take(50).collect())
-}
-
-/// Source files under `root` when it is no git work tree (iterative walk).
-fn walk_sources(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(path);
-            } else if let Ok(rel) = path.strip_prefix(root) {
-                out.push(rel.to_string_lossy().into_owned());
-            }
-        }
-    }
-    out
 }
 
 impl Server {

@@ -349,7 +349,8 @@ else:
     )
 }
 
-fn copy_tree(src: &Path, dst: &Path) -> Result<()> {
+/// Copies the regular files and directories of `src` into `dst` (iteratively).
+pub(crate) fn copy_tree(src: &Path, dst: &Path) -> Result<()> {
     let mut stack = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         fs::create_dir_all(dst.join(&rel))?;

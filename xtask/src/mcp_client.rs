@@ -3,11 +3,11 @@
 //! in a private virtual environment under `target/mcp-python/`; the checks are
 //! `xtask/python/mcp_client_check.py`, on a copy of `fixtures/sample-repo`.
 
-use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, ensure};
 
+use crate::corpus::copy_tree;
 use crate::parity::tools::{build_cli, venv_with};
 use crate::workspace_root;
 
@@ -22,7 +22,7 @@ pub fn run(rest: &[String]) -> Result<()> {
     if copy.exists() {
         std::fs::remove_dir_all(&copy)?;
     }
-    copy_dir(&workspace_root().join("fixtures/sample-repo"), &copy)?;
+    copy_tree(&workspace_root().join("fixtures/sample-repo"), &copy)?;
     let status = Command::new(&py)
         .arg(workspace_root().join("xtask/python/mcp_client_check.py"))
         .arg(&exe)
@@ -31,22 +31,5 @@ pub fn run(rest: &[String]) -> Result<()> {
         .status()
         .context("running the MCP Python client")?;
     ensure!(status.success(), "the MCP Python client's checks failed");
-    Ok(())
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst)?;
-        for e in std::fs::read_dir(&src)? {
-            let e = e?;
-            let (s, d) = (e.path(), dst.join(e.file_name()));
-            if e.file_type()?.is_dir() {
-                stack.push((s, d));
-            } else {
-                std::fs::copy(&s, &d)?;
-            }
-        }
-    }
     Ok(())
 }

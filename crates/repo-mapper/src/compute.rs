@@ -20,7 +20,7 @@ use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
-use crate::warm::{Counting, Scanned, Stamp, WarmTags};
+use crate::warm::{Counting, Scanned, Stamp};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
@@ -146,8 +146,8 @@ impl RepoMap {
             return (out.into(), fallback);
         }
         let split = self.warm.split(files, stamps);
-        let to_read = WarmTags::to_read(&split);
-        let subset: Vec<(PathBuf, String)> = to_read.iter().map(|&i| files[i].clone()).collect();
+        let subset: Vec<(PathBuf, String)> =
+            split.to_read.iter().map(|&i| files[i].clone()).collect();
         let (read, fallback) = match subset.len() {
             0 => (ScanOutput::default(), None),
             // Pruning needs the whole list: only a scan of every file may prune.
@@ -273,7 +273,7 @@ impl RepoMap {
 /// `chat` and `other` together, sorted and without repeats (a walk's list is sorted
 /// already: then only the few chat files are placed, and no path is compared more than
 /// once or twice).
-fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
+pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
     let mut all: Vec<&PathBuf> = other.iter().collect();
     if !all.is_sorted() {
         all.sort_unstable();

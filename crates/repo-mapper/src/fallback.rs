@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use crate::compute::sorted_union;
 use crate::map::RepoMap;
 use crate::mentions::Mentions;
 use crate::request::{Anchors, Attempt, MapOutput, MapRequest, NoMap};
@@ -74,28 +75,26 @@ fn without_chat_candidates(request: &MapRequest) -> MapRequest {
 
 /// Attempts 2 and 3 for `request`, leaving out any that would repeat the one before.
 fn fallbacks(request: &MapRequest) -> Vec<(Attempt, MapRequest)> {
-    let mut all = request.other_files.clone();
-    all.extend(request.chat_files.iter().cloned());
-    all.sort();
-    all.dedup();
+    let all = sorted_union(&request.chat_files, &request.other_files);
     let no_chat = MapRequest {
         chat_files: Vec::new(),
-        other_files: all,
+        other_files: all.into_iter().cloned().collect(),
         force_refresh: false,
         ..request.clone()
     };
-    let unhinted = MapRequest {
+    let hinted = !request.mentioned_files.is_empty()
+        || !request.mentioned_idents.is_empty()
+        || !request.anchors.is_empty();
+    let unhinted = hinted.then(|| MapRequest {
         mentioned_files: Default::default(),
         mentioned_idents: Default::default(),
         anchors: Anchors::new(),
         ..no_chat.clone()
-    };
+    });
     let mut attempts = Vec::new();
     if !request.chat_files.is_empty() {
-        attempts.push((Attempt::NoChatFiles, no_chat.clone()));
+        attempts.push((Attempt::NoChatFiles, no_chat));
     }
-    if unhinted != no_chat {
-        attempts.push((Attempt::Unhinted, unhinted));
-    }
+    attempts.extend(unhinted.map(|r| (Attempt::Unhinted, r)));
     attempts
 }

@@ -50,12 +50,21 @@ impl Stamp {
     }
 }
 
+/// How the store would count a file served from memory (decided when it is kept).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Served {
+    Skipped,
+    TooLarge,
+    Hit,
+}
+
 /// One file's tags as last read.
 #[derive(Debug, Clone)]
 struct Kept {
     stamp: Stamp,
     tags: Arc<CountedTags>,
     problem: Option<Problem>,
+    served: Served,
     /// The computation that last asked for the file.
     seen: u64,
 }
@@ -84,7 +93,7 @@ pub(crate) struct WarmTags {
     /// By the path's bytes (a `Path` hashes component by component: slow for every file
     /// of a repository on every computation).
     files: HashMap<Box<[u8]>, Kept>,
-    /// Computations merged so far.
+    /// Computations split so far.
     generation: u64,
 }
 
@@ -92,37 +101,40 @@ pub(crate) struct WarmTags {
 pub(crate) struct Split {
     stamps: Vec<Stamp>,
     kept: Vec<Option<Kept>>,
+    /// The indices of the files no kept tags serve: the store must read these.
+    pub to_read: Vec<usize>,
     started: SystemTime,
 }
 
 impl WarmTags {
-    /// Finds the files (stamped as the root guard just saw them) whose kept tags still
-    /// hold.
-    pub fn split(&self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
+    /// Starts a computation: finds the files (stamped as the root guard just saw them)
+    /// whose kept tags still hold, and marks them asked for.
+    pub fn split(&mut self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
         let started = SystemTime::now();
-        let kept = files
+        self.generation += 1;
+        let generation = self.generation;
+        let kept: Vec<Option<Kept>> = files
             .iter()
             .zip(stamps)
             .map(|((f, _), stamp)| {
-                let kept = self.files.get(key(f))?;
-                (kept.stamp == *stamp).then(|| kept.clone())
+                let kept = self.files.get_mut(key(f)).filter(|k| k.stamp == *stamp)?;
+                kept.seen = generation;
+                Some(kept.clone())
             })
             .collect();
+        let to_read = kept.iter().enumerate().filter(|(_, k)| k.is_none());
+        let to_read = to_read.map(|(i, _)| i).collect();
         Split {
             stamps: stamps.to_vec(),
             kept,
+            to_read,
             started,
         }
     }
 
-    /// The indices of the files `split` found no kept tags for.
-    pub fn to_read(split: &Split) -> Vec<usize> {
-        let missing = split.kept.iter().enumerate().filter(|(_, k)| k.is_none());
-        missing.map(|(i, _)| i).collect()
-    }
-
-    /// Every file's tags: kept ones and those just `read` (for [`WarmTags::to_read`]'s
-    /// files, in that order), remembering what can be trusted next time.
+    /// Every file's tags: kept ones and those just `read` (for `split.to_read`, in that
+    /// order), remembering what can be trusted next time; forgets the files no
+    /// computation asked for in [`KEPT_COMPUTATIONS`].
     pub fn merge(
         &mut self,
         files: &[(PathBuf, String)],
@@ -130,30 +142,26 @@ impl WarmTags {
         read: ScanOutput,
         count: &Counting,
     ) -> Scanned {
-        let read_at: Vec<usize> = WarmTags::to_read(&split);
         let mut fresh: HashMap<usize, Problem> = HashMap::new();
         for (j, problem) in read.problems {
-            fresh.insert(read_at[j], problem);
+            fresh.insert(split.to_read[j], problem);
         }
         let mut out = Scanned {
             stats: read.stats,
             ..Scanned::default()
         };
         let mut read_tags = read.tags.into_iter();
-        self.generation += 1;
         for (i, kept) in split.kept.into_iter().enumerate() {
             let (tags, problem) = match kept {
                 Some(k) => {
-                    count.served(&files[i].0, k.stamp.size, &mut out.stats);
-                    if let Some(entry) = self.files.get_mut(key(&files[i].0)) {
-                        entry.seen = self.generation;
-                    }
+                    count_served(k.served, &mut out.stats);
                     (k.tags, k.problem)
                 }
                 None => {
                     let tags = Arc::new(read_tags.next().unwrap_or_default());
                     let problem = fresh.remove(&i);
-                    self.keep(&files[i].0, split.stamps[i], split.started, &tags, &problem);
+                    let read = (split.stamps[i], split.started);
+                    self.keep(&files[i].0, read, &tags, &problem, count);
                     (tags, problem)
                 }
             };
@@ -168,29 +176,29 @@ impl WarmTags {
         out
     }
 
+    /// Keeps the tags just read for `path` (stamped `stamp` before a read at `at`), unless
+    /// they cannot be trusted next time: a racy stamp, or an unreadable file.
     fn keep(
         &mut self,
         path: &Path,
-        stamp: Stamp,
-        read: SystemTime,
+        (stamp, at): (Stamp, SystemTime),
         tags: &Arc<CountedTags>,
         problem: &Option<Problem>,
+        count: &Counting,
     ) {
         let unreadable = matches!(problem, Some(Problem::Unreadable(_)));
-        match stamp {
-            stamp if stamp.settled_at(read) && !unreadable => {
-                let kept = Kept {
-                    stamp,
-                    tags: tags.clone(),
-                    problem: problem.clone(),
-                    seen: self.generation,
-                };
-                self.files.insert(Box::from(key(path)), kept);
-            }
-            _ => {
-                self.files.remove(key(path));
-            }
+        if !stamp.settled_at(at) || unreadable {
+            self.files.remove(key(path));
+            return;
         }
+        let kept = Kept {
+            stamp,
+            tags: tags.clone(),
+            problem: problem.clone(),
+            served: count.served_as(path, stamp.size),
+            seen: self.generation,
+        };
+        self.files.insert(Box::from(key(path)), kept);
     }
 }
 
@@ -207,14 +215,23 @@ pub(crate) struct Counting {
 }
 
 impl Counting {
-    fn served(&self, path: &Path, size: u64, stats: &mut ScanStats) {
+    /// How a file of `size` bytes at `path` is counted when served from memory.
+    fn served_as(&self, path: &Path, size: u64) -> Served {
         if Language::for_path(path, self.dialect).is_none() {
-            stats.skipped += 1;
+            Served::Skipped
         } else if self.max_file_size.is_some_and(|max| size > max) {
-            stats.too_large += 1;
+            Served::TooLarge
         } else {
-            stats.hits += 1;
+            Served::Hit
         }
+    }
+}
+
+fn count_served(served: Served, stats: &mut ScanStats) {
+    match served {
+        Served::Skipped => stats.skipped += 1,
+        Served::TooLarge => stats.too_large += 1,
+        Served::Hit => stats.hits += 1,
     }
 }
 
@@ -252,7 +269,7 @@ mod tests {
         warm.merge(&files, split, read, &count);
         assert_eq!(warm.files.len(), 1, "kept");
         let split = warm.split(&files, &[stamp_of(&path)]);
-        assert!(WarmTags::to_read(&split).is_empty(), "served from memory");
+        assert!(split.to_read.is_empty(), "served from memory");
         warm.merge(&files, split, ScanOutput::default(), &count);
         for _ in 0..KEPT_COMPUTATIONS {
             let none = warm.split(&[], &[]);
