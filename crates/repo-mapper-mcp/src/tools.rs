@@ -238,6 +238,12 @@ fn timings(r: &repo_mapper::MapReport) -> Value {
         "admit_ms": ms(t.admit),
         "scan_ms": ms(t.scan),
         "rank_ms": ms(rank.index + rank.graph + rank.pagerank + rank.list),
+        "rank_steps_ms": {
+            "index": ms(rank.index),
+            "graph": ms(rank.graph),
+            "pagerank": ms(rank.pagerank),
+            "list": ms(rank.list),
+        },
         "fit_ms": ms(t.fit),
         "files_read": r.scan.misses + r.scan.hash_hits + r.scan.errors,
         "files_parsed": r.scan.misses,

@@ -7,8 +7,8 @@
 //! tests each node's kind in a table finds the same nodes for a fraction of the query
 //! cursor's work (on the Linux tree the fallback query was a quarter of a cold run).
 //! [`IdentWalk::parse`] accepts only that shape and returns `None` for anything else,
-//! which keeps the query; `tests/ident_walk.rs` checks walk and query agree on every
-//! fixture of every language that walks.
+//! which keeps the query; a unit test in `extract.rs` (`walk_agrees_with_query_under`)
+//! checks walk and query agree on every fixture of every language that walks.
 
 use std::collections::HashSet;
 

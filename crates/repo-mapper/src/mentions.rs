@@ -6,8 +6,8 @@
 //! identifier split keeps the empty words at either end, a file is mentioned by its whole
 //! relative path or by a basename that is unique and looks like a file name (it has a `.`,
 //! `_` or `-`), and any identifier of five characters or more mentions every file whose
-//! stem it equals, ignoring case. `tests/mentions_aider.rs` checks all three against Aider's
-//! own methods on real commit messages.
+//! stem it equals, ignoring case. `cargo xtask mentions` checks all three against Aider's
+//! own methods on real commit messages (`fixtures/mentions/`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;

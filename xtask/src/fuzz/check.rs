@@ -2,7 +2,7 @@
 //! the rendering of the tags found, each step bounded in time and free of panics.
 //!
 //! Shared, as this one file, by `cargo xtask fuzz` and the replay test of the saved inputs
-//! (`crates/repo-mapper-render/tests/fuzz_regressions.rs` includes it with `#[path]`), so
+//! (`crates/repo-mapper-render/tests/it/fuzz_regressions.rs` includes it with `#[path]`), so
 //! both judge an input alike. It needs nothing but std and the two crates it checks.
 
 use std::any::Any;

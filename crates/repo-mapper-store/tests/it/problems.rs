@@ -1,8 +1,7 @@
 //! Issue 12: files whose tags are missing or incomplete are reported by the scan, fresh
 //! or cached, so the map can say so (unreadable, not UTF-8, cut short).
 
-mod common;
-use common::set_mtime;
+use crate::common::set_mtime;
 
 use std::fs;
 use std::time::{Duration, SystemTime};

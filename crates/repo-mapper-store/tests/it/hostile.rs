@@ -331,7 +331,7 @@ fn warnings_are_one_line_even_when_the_path_has_line_breaks() {
 /// whatever sled makes of it (refused at open, a panic, reads failing, entries silently
 /// lost, nothing), the store opens, reads end, and a reset leaves it clean. Odd rounds damage
 /// a store sled has no snapshot of yet, where it panics more often.
-/// `cargo test -p repo-mapper-store --test hostile -- --ignored`.
+/// `cargo test -p repo-mapper-store --test it hostile:: -- --ignored`.
 #[test]
 #[ignore = "slow: 20 stores of 3,000 entries"]
 fn issue_damage_never_escapes() {

@@ -5,7 +5,7 @@
 
 // Not all of it is used here: the fuzzer's quiet panic hook would hide other tests' panics.
 #[allow(dead_code)]
-#[path = "../../../xtask/src/fuzz/check.rs"]
+#[path = "../../../../xtask/src/fuzz/check.rs"]
 mod check;
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,6 @@
 //! The store's promises, each against the real sled store on a real directory.
 
-mod common;
-use common::set_mtime;
+use crate::common::set_mtime;
 
 use std::fs;
 use std::io;

@@ -2,8 +2,7 @@
 //! the scan) stays suspect until a scan proves it clean, so a same-size edit within the same
 //! second is never served stale tags, however late the next run comes.
 
-mod common;
-use common::set_mtime;
+use crate::common::set_mtime;
 
 use std::fs;
 use std::path::PathBuf;

@@ -1,0 +1,8 @@
+//! Integration tests of `repo-mapper-render`, one binary for all of them: every test binary
+//! links the grammars (~100 MB each), so one per file filled CI disks. Each module
+//! is one former test file; run one with `cargo test -p repo-mapper-render --test it MODULE::`.
+
+mod fuzz_regressions;
+mod golden;
+mod model;
+mod renderer;

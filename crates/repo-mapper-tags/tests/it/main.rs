@@ -1,0 +1,8 @@
+//! Integration tests of `repo-mapper-tags`, one binary for all of them: every test binary
+//! links the grammars (~100 MB each), so one per file filled CI disks. Each module
+//! is one former test file; run one with `cargo test -p repo-mapper-tags --test it MODULE::`.
+
+mod bad_input;
+mod deep_nesting;
+mod queries;
+mod scanner_state;

@@ -1,0 +1,9 @@
+//! Integration tests of `repo-mapper`, one binary for all of them: every test binary
+//! links the grammars (~100 MB each), so one per file filled CI disks. Each module
+//! is one former test file; run one with `cargo test -p repo-mapper --test it MODULE::`.
+
+mod fallback;
+mod golden;
+mod hostile;
+mod map;
+mod warm_session;
