@@ -171,7 +171,7 @@ impl FactoredAdjacency {
 impl FileGraph {
     /// The graph of SPEC §6.2–§6.5 over `files` files, and its adjacency for PageRank.
     pub fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
-        let fallback = !index.any_reference;
+        let fallback = !index.any_reference();
         let referenced = referenced_idents(index, fallback);
         let (nodes, node_of) = node_order(index, fallback, &referenced, files);
         let lists = EdgeLists::build(index, fallback, &referenced, input, files);
@@ -277,7 +277,7 @@ impl FileGraph {
             definer_start.push(definer_nodes.len() as u32);
         }
         let order = index
-            .def_order
+            .def_order()
             .iter()
             .copied()
             .filter(|&i| self.referenced[i as usize])
@@ -324,7 +324,7 @@ impl FileGraph {
     /// add them (self-edges, then identifiers), for debugging and parity harnesses.
     pub fn edges_in_insertion_order(&self, index: &TagIndex<'_>) -> Vec<(u32, u32, f64, u32)> {
         let mut out = Vec::new();
-        for &i in &index.def_order {
+        for &i in index.def_order() {
             if !self.referenced[i as usize] {
                 for &d in index.definers(i) {
                     let u = self.node_of[d as usize];
@@ -332,7 +332,7 @@ impl FileGraph {
                 }
             }
         }
-        for &i in &index.def_order {
+        for &i in index.def_order() {
             if self.referenced[i as usize] {
                 for_each_referencer(index, self.fallback, i, |r, count| {
                     let w = edge_weight(self.ident_mul[i as usize], self.chat[r as usize], count);
@@ -351,7 +351,7 @@ impl FileGraph {
 /// referenced.
 fn referenced_idents(index: &TagIndex<'_>, fallback: bool) -> Vec<bool> {
     let mut referenced = vec![false; index.names.len()];
-    for &i in &index.def_order {
+    for &i in index.def_order() {
         referenced[i as usize] = fallback || !index.referencers(i).is_empty();
     }
     referenced
@@ -374,14 +374,14 @@ fn node_order(
             nodes.push(f);
         }
     };
-    for &i in &index.def_order {
+    for &i in index.def_order() {
         if !referenced[i as usize] {
             for &d in index.definers(i) {
                 touch(d);
             }
         }
     }
-    for &i in &index.def_order {
+    for &i in index.def_order() {
         if referenced[i as usize] {
             let mut first = true;
             for_each_referencer(index, fallback, i, |r, _| {
@@ -419,7 +419,7 @@ impl EdgeLists {
         let mut bundle_pairs: Vec<(u32, (u32, f64))> = Vec::new();
         let mut self_pairs: Vec<(u32, u32)> = Vec::new();
         let mut ident_mul = vec![0.0; index.names.len()];
-        for &i in &index.def_order {
+        for &i in index.def_order() {
             let definers = index.definers(i);
             if referenced[i as usize] {
                 let name = index.names[i as usize];

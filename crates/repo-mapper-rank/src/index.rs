@@ -4,6 +4,8 @@
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
+use std::sync::Arc;
+
 use repo_mapper_tags::{RefCounts, Tag, TagKind};
 
 use crate::FileTags;
@@ -18,20 +20,30 @@ pub(crate) struct DefTag {
     pub tag: u32,
 }
 
-/// `defines`, `references` and `definitions` over the files of a request.
+/// `defines`, `references` and `definitions` over the files of a request: the owned
+/// [`IndexCore`] and the identifiers' names, borrowed from the tags.
 #[derive(Debug)]
 pub(crate) struct TagIndex<'a> {
     /// Identifier names by id.
     pub names: Vec<&'a str>,
+    core: Arc<IndexCore>,
+}
+
+/// The part of a [`TagIndex`] that borrows nothing, so that it can be kept to rank the
+/// same files again ([`crate::RankIndex`]).
+#[derive(Debug)]
+pub(crate) struct IndexCore {
+    /// Where each identifier's name is: (file, tag) of one of its definitions.
+    name_at: Vec<(u32, u32)>,
     lookup: NameLookup,
     /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
-    pub def_order: Vec<u32>,
+    def_order: Vec<u32>,
     /// `defines[ident]`: defining files, ascending (file-processing order).
     definers: Csr<u32>,
     /// `Counter(references[ident])`: referencing files ascending, with their counts.
     referencers: Csr<(u32, u32)>,
     /// Whether any file has any reference tag (Aider's `if not references`).
-    pub any_reference: bool,
+    any_reference: bool,
     /// `definitions`, per file: def tags sorted by (ident, line), one per (ident, line).
     file_defs: Csr<DefTag>,
 }
@@ -52,24 +64,50 @@ impl<'a> TagIndex<'a> {
         builder.finish(interned)
     }
 
+    /// The index `core` was built as, over `files` — the files it was built from, with the
+    /// same tags (see [`crate::RankIndex::fits`]): names are looked up, nothing is hashed.
+    pub fn over(core: Arc<IndexCore>, files: &[FileTags<'a>]) -> TagIndex<'a> {
+        let names = core
+            .name_at
+            .iter()
+            .map(|&(file, tag)| files[file as usize].tags[tag as usize].name.as_str())
+            .collect();
+        TagIndex { names, core }
+    }
+
+    /// The owned part, to keep.
+    pub fn core(&self) -> Arc<IndexCore> {
+        Arc::clone(&self.core)
+    }
+
     /// The id of identifier `name`, if some file has it.
     pub fn id_of(&self, name: &str) -> Option<u32> {
-        self.lookup.find(&self.names, name)
+        self.core.lookup.find(&self.names, name)
+    }
+
+    /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
+    pub fn def_order(&self) -> &[u32] {
+        &self.core.def_order
+    }
+
+    /// Whether any file has any reference tag (Aider's `if not references`).
+    pub fn any_reference(&self) -> bool {
+        self.core.any_reference
     }
 
     /// Files defining `ident`, ascending.
     pub fn definers(&self, ident: u32) -> &[u32] {
-        self.definers.get(ident as usize)
+        self.core.definers.get(ident as usize)
     }
 
     /// Files referencing `ident`, ascending, with their reference counts.
     pub fn referencers(&self, ident: u32) -> &[(u32, u32)] {
-        self.referencers.get(ident as usize)
+        self.core.referencers.get(ident as usize)
     }
 
     /// The definition tags of `ident` in `file`, by line: indices into the file's tags.
     pub fn definitions(&self, file: u32, ident: u32) -> impl Iterator<Item = u32> + '_ {
-        let defs = self.file_defs.get(file as usize);
+        let defs = self.core.file_defs.get(file as usize);
         let lo = defs.partition_point(|d| d.ident < ident);
         let hi = defs.partition_point(|d| d.ident <= ident);
         defs[lo..hi].iter().map(|d| d.tag)
@@ -112,7 +150,6 @@ impl IndexBuilder {
         self.file_def_start.push(self.file_defs.len() as u32);
     }
 
-    /// Indexes the tags of file `fi`, the file opened last.
     /// Indexes the tags of file `fi`, the file opened last; `ids` are their identifiers.
     fn add_file(&mut self, fi: u32, tags: &[Tag], ids: &[u32]) {
         let start = self.file_defs.len();
@@ -201,18 +238,22 @@ impl IndexBuilder {
         let n = interned.names.len();
         let def_pairs = &self.def_pairs;
         let ref_pairs = &self.ref_pairs;
-        TagIndex {
+        let core = IndexCore {
             definers: Csr::group(n, def_pairs.iter().copied(), def_pairs.len()),
             referencers: Csr::group(
                 n,
                 ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
                 ref_pairs.len(),
             ),
-            names: interned.names,
+            name_at: interned.name_at,
             lookup: interned.lookup,
             def_order: self.def_order,
             any_reference: self.any_reference,
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
+        };
+        TagIndex {
+            names: interned.names,
+            core: Arc::new(core),
         }
     }
 }
@@ -244,7 +285,7 @@ mod tests {
         let idx = TagIndex::build(&files, &[false, false]);
         let id = |s: &str| idx.id_of(s).unwrap();
         assert_eq!(
-            idx.def_order
+            idx.def_order()
                 .iter()
                 .map(|&i| idx.names[i as usize])
                 .collect::<Vec<_>>(),
@@ -259,7 +300,7 @@ mod tests {
             vec![0, 1]
         );
         assert_eq!(idx.definitions(1, id("foo")).count(), 0);
-        assert!(idx.any_reference);
+        assert!(idx.any_reference());
     }
 
     #[test]
@@ -277,7 +318,7 @@ mod tests {
             .collect();
         assert_eq!(lines, vec![2, 4]);
         assert_eq!(idx.definers(idx.id_of("foo").unwrap()), &[0]);
-        assert!(!idx.any_reference);
+        assert!(!idx.any_reference());
     }
 
     #[test]

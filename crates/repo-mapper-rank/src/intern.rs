@@ -26,6 +26,8 @@ use repo_mapper_tags::TagKind;
 pub(crate) struct Interned<'a> {
     /// Identifier names by id.
     pub names: Vec<&'a str>,
+    /// Where each name is, by id: (file, tag) of its first definition in its shard.
+    pub name_at: Vec<(u32, u32)>,
     /// Finds a name's id.
     pub lookup: NameLookup,
     /// Ids of every file's tags then counted references, back to back ([`NONE`] for names
@@ -59,9 +61,11 @@ impl<'a> Interned<'a> {
             .collect();
         let mut first = Vec::with_capacity(count);
         let mut names = Vec::with_capacity(shards.iter().map(|s| s.names.len()).sum());
+        let mut name_at = Vec::with_capacity(names.capacity());
         for shard in &shards {
             first.push(names.len() as u32);
             names.extend_from_slice(&shard.names);
+            name_at.extend_from_slice(&shard.at);
         }
         let ids = to_global(files, skip, &starts, slots, &first);
         let shards = shards
@@ -71,6 +75,7 @@ impl<'a> Interned<'a> {
             .collect();
         Interned {
             names,
+            name_at,
             lookup: NameLookup { shards },
             ids,
             starts,
@@ -147,6 +152,8 @@ fn shard_of(hash: u64, count: usize) -> usize {
 /// One shard's names, ids local to it.
 struct Shard<'a> {
     names: Vec<&'a str>,
+    /// (file, tag) of each name.
+    at: Vec<(u32, u32)>,
     table: HashTable<u32>,
 }
 
@@ -163,6 +170,7 @@ impl<'a> Shard<'a> {
     ) -> Shard<'a> {
         let mut shard = Shard {
             names: Vec::with_capacity(expected),
+            at: Vec::with_capacity(expected),
             table: HashTable::with_capacity(expected),
         };
         for defs in [true, false] {
@@ -177,7 +185,7 @@ impl<'a> Shard<'a> {
                     let h = hash(name);
                     if shard_of(h, count) == s {
                         let id = if defs {
-                            shard.intern(name, h)
+                            shard.intern(name, h, (fi as u32, k as u32))
                         } else {
                             shard.find(name, h).unwrap_or(NONE)
                         };
@@ -196,8 +204,9 @@ impl<'a> Shard<'a> {
             .copied()
     }
 
-    fn intern(&mut self, name: &'a str, hash_of_name: u64) -> u32 {
-        let names = &mut self.names;
+    /// The id of `name`, new if it is new (then it is at `at`: file, tag).
+    fn intern(&mut self, name: &'a str, hash_of_name: u64, at: (u32, u32)) -> u32 {
+        let (names, ats) = (&mut self.names, &mut self.at);
         let entry = self.table.entry(
             hash_of_name,
             |&id| names[id as usize] == name,
@@ -206,6 +215,7 @@ impl<'a> Shard<'a> {
         *entry
             .or_insert_with(|| {
                 names.push(name);
+                ats.push(at);
                 (names.len() - 1) as u32
             })
             .get()

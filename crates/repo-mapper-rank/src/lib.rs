@@ -71,6 +71,7 @@ mod intern;
 pub mod pagerank;
 mod personalize;
 mod rank;
+mod reuse;
 mod stages;
 
 use std::collections::{HashMap, HashSet};
@@ -78,8 +79,9 @@ use std::time::Duration;
 
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
-pub use rank::{graph_edges, rank};
+pub use rank::{graph_edges, rank, rank_with};
 pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind};
+pub use reuse::RankIndex;
 
 /// Bare file entries with a PageRank at or below this are dropped when
 /// [`RankConfig::exclude_unranked`] is set (SPEC §7.5 step 6).

@@ -11,8 +11,8 @@ use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_itera
 use crate::personalize::{Anchors, personalization};
 use crate::stages::{DefRank, RankedList};
 use crate::{
-    DefinitionRank, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankRequest,
-    RankTimings, Ranking,
+    DefinitionRank, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankIndex,
+    RankRequest, RankTimings, Ranking,
 };
 
 /// Ranks the request's files and definitions (SPEC §6–§8). See the crate docs.
@@ -20,7 +20,26 @@ use crate::{
 /// Never panics on any input. Runs in time linear in the tags plus, for graphs within
 /// [`RankConfig::exact_edge_limit`], the graph's edges.
 pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
-    let prep = prepare(request, config);
+    rank_prepared(request, config, prepare(request, config, None))
+}
+
+/// [`rank`](fn@rank) with the tag index kept from an earlier ranking of the same files:
+/// the same ranking, without indexing again. An `index` that does not
+/// [fit](RankIndex::fits) the request's files is not used (the files are indexed afresh).
+pub fn rank_with<'a>(
+    request: &RankRequest<'a>,
+    config: &RankConfig,
+    index: &RankIndex,
+) -> Ranking<'a> {
+    rank_prepared(request, config, prepare(request, config, Some(index)))
+}
+
+/// Steps §7.2–§8 on a prepared request.
+fn rank_prepared<'a>(
+    request: &RankRequest<'a>,
+    config: &RankConfig,
+    prep: Prepared<'_, 'a>,
+) -> Ranking<'a> {
     let files = prep.files;
     let nodes = prep.node_names();
     let started = Instant::now();
@@ -67,7 +86,7 @@ pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
 /// crate README for the node order). Materialises all edges: meant for debugging and for
 /// parity harnesses that rebuild the graph in networkx.
 pub fn graph_edges<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Vec<GraphEdge<'a>> {
-    let prep = prepare(request, config);
+    let prep = prepare(request, config, None);
     let name = |node: u32| prep.files[prep.graph.nodes[node as usize] as usize].rel_fname;
     prep.graph
         .edges_in_insertion_order(&prep.index)
@@ -125,16 +144,23 @@ impl<'a> Prepared<'_, 'a> {
 }
 
 /// SPEC §6.1 (index), §7.1a (anchors), §7.1 (personalization), §6.2–§6.5 (graph).
-fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepared<'r, 'a> {
+fn prepare<'r, 'a>(
+    request: &'r RankRequest<'a>,
+    config: &RankConfig,
+    kept: Option<&RankIndex>,
+) -> Prepared<'r, 'a> {
     let files: &'r [FileTags<'a>] = &request.files;
-    let skip = duplicates(files);
+    let skip = duplicate_flags(files);
+    warn_duplicates(files, &skip);
     let chat: Vec<bool> = files
         .iter()
         .zip(&skip)
         .map(|(f, &s)| f.chat && !s)
         .collect();
     let started = Instant::now();
-    let index = TagIndex::build(files, &skip);
+    let index = kept
+        .and_then(|k| k.over(files))
+        .unwrap_or_else(|| TagIndex::build(files, &skip));
     let indexed = Instant::now();
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.anchor_weight_multiplier;
@@ -159,22 +185,19 @@ fn prepare<'r, 'a>(request: &'r RankRequest<'a>, config: &RankConfig) -> Prepare
 }
 
 /// Per file: whether an earlier entry has the same `rel_fname` (then this one is left
-/// out, with a warning).
-fn duplicates(files: &[FileTags<'_>]) -> Vec<bool> {
+/// out).
+pub(crate) fn duplicate_flags(files: &[FileTags<'_>]) -> Vec<bool> {
     let mut seen: HashSet<&str> = HashSet::with_capacity(files.len());
-    files
-        .iter()
-        .map(|f| {
-            let dup = !seen.insert(f.rel_fname);
-            if dup {
-                tracing::warn!(
-                    file = f.rel_fname,
-                    "file given twice to ranking; using its first entry"
-                );
-            }
-            dup
-        })
-        .collect()
+    files.iter().map(|f| !seen.insert(f.rel_fname)).collect()
+}
+
+fn warn_duplicates(files: &[FileTags<'_>], skip: &[bool]) {
+    for (f, _) in files.iter().zip(skip).filter(|(_, dup)| **dup) {
+        tracing::warn!(
+            file = f.rel_fname,
+            "file given twice to ranking; using its first entry"
+        );
+    }
 }
 
 /// SPEC §7.1's `personalize`: 100 / N for N files (0 without files).
@@ -280,7 +303,7 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
         }
     }
     let mut def_ranks: Vec<DefRank> = Vec::new();
-    for &ident in &index.def_order {
+    for &ident in index.def_order() {
         for &file in index.definers(ident) {
             let rank = if graph.referenced[ident as usize] {
                 ident_rank[ident as usize]

@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank};
+use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank, rank_with};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, open_store, scan,
 };
-use repo_mapper_tags::Dialect;
+use repo_mapper_tags::{CountedTags, Dialect};
 
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::guard::{Refusal, RootGuard};
@@ -51,9 +51,9 @@ impl RepoMap {
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
         let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
-        let ranking = rank(
+        let ranking = self.rank(
             &rank_request(request, &admitted, &scanned, &rel_names),
-            &self.config.rank,
+            &scanned.tags,
         );
         let fit_started = Instant::now();
         let fitted = self.fit(&ranking, &rel_names.chat, budget);
@@ -84,6 +84,20 @@ impl RepoMap {
             }),
             _ => Err(NoMap::NothingFits { budget, report }),
         }
+    }
+
+    /// SPEC §6–§8. A warm session ranks with the tag index of its last ranking when the
+    /// files and their tags are the same (the index's build counted as indexing).
+    fn rank<'a>(&mut self, request: &RankRequest<'a>, tags: &[Arc<CountedTags>]) -> Ranking<'a> {
+        if !self.config.warm_session {
+            return rank(request, &self.config.rank);
+        }
+        let started = Instant::now();
+        let index = self.warm_index.for_files(&request.files, tags);
+        let built = started.elapsed();
+        let mut ranking = rank_with(request, &self.config.rank, index);
+        ranking.timings.index += built;
+        ranking
     }
 
     fn profile(&self) -> Dialect {

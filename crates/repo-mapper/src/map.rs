@@ -10,7 +10,7 @@ use repo_mapper_render::Renderer;
 
 use crate::config::{Config, Refresh};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
-use crate::warm::WarmTags;
+use crate::warm::{WarmIndex, WarmTags};
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
 /// cache is unbounded; a long session must not grow with every chat-file combination.
@@ -93,6 +93,8 @@ pub struct RepoMap {
     pub(crate) progress: Option<ProgressFn>,
     /// Every file's tags, kept between maps when [`Config::warm_session`] is set.
     pub(crate) warm: WarmTags,
+    /// The last ranking's tag index, kept when [`Config::warm_session`] is set.
+    pub(crate) warm_index: WarmIndex,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -124,6 +126,7 @@ impl RepoMap {
             warned_too_large: false,
             progress: None,
             warm: WarmTags::default(),
+            warm_index: WarmIndex::default(),
         }
     }
 

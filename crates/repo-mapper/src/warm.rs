@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use repo_mapper_rank::{FileTags, RankIndex};
 use repo_mapper_store::{Problem, ScanOutput, ScanStats};
 use repo_mapper_tags::{CountedTags, Dialect, Language};
 
@@ -84,6 +85,27 @@ impl From<ScanOutput> for Scanned {
             stats: out.stats,
             problems: out.problems,
         }
+    }
+}
+
+/// The tag index of a warm session's last ranking, kept for the next one over the same
+/// files and tags ([`RankIndex`]: on the Linux tree, indexing is a third of a warm map).
+#[derive(Debug, Default)]
+pub(crate) struct WarmIndex {
+    index: Option<RankIndex>,
+    /// The tags the index was built from, kept alive: an index fits files by the address
+    /// of their tags, which must not be reused by other tags while it is kept.
+    tags: Vec<Arc<CountedTags>>,
+}
+
+impl WarmIndex {
+    /// The kept index if it fits `files` (tagged by `tags`), else a new one, kept.
+    pub fn for_files(&mut self, files: &[FileTags<'_>], tags: &[Arc<CountedTags>]) -> &RankIndex {
+        if !self.index.as_ref().is_some_and(|i| i.fits(files)) {
+            self.index = None; // freed before the new one is built
+            self.tags = tags.to_vec();
+        }
+        self.index.get_or_insert_with(|| RankIndex::build(files))
     }
 }
 

@@ -1,0 +1,203 @@
+//! [`RankIndex`]: the tag index kept between rankings of the same files.
+
+use std::sync::Arc;
+
+use crate::FileTags;
+use crate::index::{IndexCore, TagIndex};
+use crate::rank::duplicate_flags;
+
+/// The identifier index (SPEC §6.1) of a list of files, kept to rank the same files again
+/// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)).
+///
+/// Indexing hashes every tag name: the largest step before PageRank on a large repository.
+/// A long-lived session (an MCP server) builds the index once and passes it to every
+/// ranking of the same files. Whether an index fits a request is decided by identity, not
+/// content: the same paths in the same order, with the very same tag slices (address and
+/// length). Keep the tags alive and unchanged while the index is kept; then an index that
+/// fits is exactly the one the files would get, and one that does not is ignored.
+///
+/// ```
+/// use std::path::Path;
+/// use std::sync::Arc;
+/// use repo_mapper_rank::{FileTags, RankConfig, RankIndex, RankRequest, rank, rank_with};
+/// use repo_mapper_tags::{Tag, TagKind};
+///
+/// fn tag(file: &str, name: &str, kind: TagKind) -> Tag {
+///     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line: 1,
+///           name: name.to_owned(), kind, sub_kind: "function" }
+/// }
+/// let a = vec![tag("a.py", "parse", TagKind::Def)];
+/// let b = vec![tag("b.py", "parse", TagKind::Ref)];
+/// let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
+/// let index = RankIndex::build(&files);
+/// let config = RankConfig::default();
+/// for chat in ["a.py", "b.py"] {
+///     // Other chat files, the same files and tags: the index fits.
+///     let files: Vec<FileTags> =
+///         files.iter().map(|f| f.with_chat(f.rel_fname == chat)).collect();
+///     assert!(index.fits(&files));
+///     let request = RankRequest::new(files, 2);
+///     assert_eq!(rank_with(&request, &config, &index).entries, rank(&request, &config).entries);
+/// }
+/// // Other tags: it does not, and `rank_with` indexes them afresh.
+/// let c = vec![tag("b.py", "parse", TagKind::Def)];
+/// assert!(!index.fits(&[FileTags::new("a.py", &a), FileTags::new("b.py", &c)]));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RankIndex {
+    core: Arc<IndexCore>,
+    files: Vec<Identity>,
+}
+
+/// What makes a file the same file for an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Identity {
+    rel_fname: Box<str>,
+    /// Address and length of the tag slice.
+    tags: (usize, usize),
+    /// Address of the counted references.
+    refs: usize,
+}
+
+impl Identity {
+    fn of(file: &FileTags<'_>) -> Identity {
+        Identity {
+            rel_fname: file.rel_fname.into(),
+            tags: (file.tags.as_ptr() as usize, file.tags.len()),
+            refs: std::ptr::from_ref(file.refs) as usize,
+        }
+    }
+
+    fn is(&self, file: &FileTags<'_>) -> bool {
+        *self.rel_fname == *file.rel_fname
+            && self.tags == (file.tags.as_ptr() as usize, file.tags.len())
+            && self.refs == std::ptr::from_ref(file.refs) as usize
+    }
+}
+
+impl RankIndex {
+    /// Indexes `files` (a request's [`files`](crate::RankRequest::files), in its order).
+    pub fn build(files: &[FileTags<'_>]) -> RankIndex {
+        let skip = duplicate_flags(files);
+        RankIndex {
+            core: TagIndex::build(files, &skip).core(),
+            files: files.iter().map(Identity::of).collect(),
+        }
+    }
+
+    /// Whether this is the index of `files`: the files it was built from, in the same order,
+    /// with the same tag slices.
+    pub fn fits(&self, files: &[FileTags<'_>]) -> bool {
+        self.files.len() == files.len() && self.files.iter().zip(files).all(|(i, f)| i.is(f))
+    }
+
+    /// The index over `files`, if it fits them.
+    pub(crate) fn over<'a>(&self, files: &[FileTags<'a>]) -> Option<TagIndex<'a>> {
+        self.fits(files)
+            .then(|| TagIndex::over(Arc::clone(&self.core), files))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{def, file, refr};
+    use crate::{RankConfig, RankRequest, Ranking, rank, rank_with};
+    use repo_mapper_tags::Tag;
+
+    /// 40 files, each defining a few of 60 names and referring to others (a fixed LCG),
+    /// names shared by many files, some defined twice, one file listed twice.
+    fn corpus() -> (Vec<String>, Vec<Vec<Tag>>) {
+        let mut state: u64 = 7;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        let names: Vec<String> = (0..40).map(|i| format!("m{:02}.py", i % 39)).collect();
+        let tags = names
+            .iter()
+            .map(|f| {
+                let mut t = Vec::new();
+                for line in 1..=12 {
+                    let ident = format!("name_{}", next(60));
+                    t.push(if next(3) == 0 {
+                        def(f, line, &ident)
+                    } else {
+                        refr(f, line, &ident)
+                    });
+                }
+                t
+            })
+            .collect();
+        (names, tags)
+    }
+
+    fn same(a: &Ranking<'_>, b: &Ranking<'_>) {
+        assert_eq!(a.entries, b.entries);
+        assert_eq!(a.definition_ranks, b.definition_ranks);
+        assert_eq!(a.file_ranks, b.file_ranks);
+        assert_eq!(a.personalization, b.personalization);
+    }
+
+    #[test]
+    fn a_kept_index_ranks_as_a_fresh_one_for_every_chat_file_and_mention() {
+        let (names, tags) = corpus();
+        let files: Vec<FileTags> = names
+            .iter()
+            .zip(&tags)
+            .map(|(n, t)| file(n, t, false))
+            .collect();
+        let index = RankIndex::build(&files);
+        let config = RankConfig::default();
+        for chat in 0..names.len() {
+            let files: Vec<FileTags> = files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| f.with_chat(i == chat))
+                .collect();
+            let mut request = RankRequest::new(files, names.len());
+            request.mentioned_idents = ["name_3", "name_17", "absent"].into();
+            request.anchor_idents = vec!["name_40"];
+            same(
+                &rank_with(&request, &config, &index),
+                &rank(&request, &config),
+            );
+        }
+    }
+
+    #[test]
+    fn an_index_of_other_files_or_tags_is_not_used() {
+        let (names, tags) = corpus();
+        let files: Vec<FileTags> = names
+            .iter()
+            .zip(&tags)
+            .map(|(n, t)| file(n, t, false))
+            .collect();
+        let index = RankIndex::build(&files);
+        let config = RankConfig::default();
+        let copies = tags.clone(); // equal content, other slices
+        let others: Vec<Vec<FileTags>> = vec![
+            files[1..].to_vec(),
+            names
+                .iter()
+                .zip(&copies)
+                .map(|(n, t)| file(n, t, true))
+                .collect(),
+            files.iter().rev().copied().collect(),
+            files
+                .iter()
+                .map(|f| FileTags::new("x.py", f.tags))
+                .collect(),
+        ];
+        for other in others {
+            assert!(!index.fits(&other));
+            let request = RankRequest::new(other, names.len());
+            same(
+                &rank_with(&request, &config, &index),
+                &rank(&request, &config),
+            );
+        }
+    }
+}
