@@ -99,6 +99,7 @@ fn config(key: &SessionKey) -> Config {
     let mut config = Config::new(Path::new(&key.root)).with_profile(key.profile);
     config.rank.exclude_unranked = key.exclude_unranked;
     config.warm_session = true;
+    config.full_report = false; // the answer lists only the map's files
     config
 }
 

@@ -57,19 +57,28 @@ impl RepoMap {
         );
         let fit_started = Instant::now();
         let fitted = self.fit(&ranking, &rel_names.chat, budget);
+        let reporting = Instant::now();
+        let full = self.config.full_report;
+        let entries = report_entries(&ranking, fitted.as_ref().map_or(0, |f| f.entries), full);
+        let file_ranks = if full {
+            file_ranks(&ranking)
+        } else {
+            Vec::new()
+        };
         let timings = Timings {
             admit: admitted_at - started,
             scan: scanned_at - admitted_at,
             rank: ranking.timings,
-            fit: fit_started.elapsed(),
+            fit: reporting - fit_started,
+            report: reporting.elapsed(),
         };
         tracing::debug!(?timings, entries = ranking.entries.len(), "map computed");
         let report = Arc::new(MapReport {
             budget,
             tokens: fitted.as_ref().map(|f| f.tokens),
             files: admitted.present.len(),
-            entries: report_entries(&ranking, fitted.as_ref().map_or(0, |f| f.entries)),
-            file_ranks: file_ranks(&ranking),
+            entries,
+            file_ranks,
             scan: scanned.stats,
             store_fallback,
             elapsed: started.elapsed(),
@@ -373,9 +382,15 @@ fn rank_request<'a>(
 }
 
 /// One report entry per ranked entry (a million on the Linux tree: built in parallel).
-fn report_entries(ranking: &Ranking<'_>, included: usize) -> Vec<ReportEntry> {
-    ranking
-        .entries
+/// The ranked list as data: every entry, or with `full` unset only the `included` ones
+/// (the map's prefix).
+fn report_entries(ranking: &Ranking<'_>, included: usize, full: bool) -> Vec<ReportEntry> {
+    let reported = if full {
+        &ranking.entries[..]
+    } else {
+        &ranking.entries[..included.min(ranking.entries.len())]
+    };
+    reported
         .par_iter()
         .enumerate()
         .map(|(i, e)| ReportEntry {

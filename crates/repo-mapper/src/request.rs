@@ -234,9 +234,11 @@ pub struct MapReport {
     pub tokens: Option<f64>,
     /// Files mapped (chat and other, existing on disk and inside the root).
     pub files: usize,
-    /// The ranked list, every entry, in order.
+    /// The ranked list, every entry, in order (only those in the map without
+    /// [`Config::full_report`](crate::Config::full_report)).
     pub entries: Vec<ReportEntry>,
-    /// PageRank of every file in the graph, sorted by file.
+    /// PageRank of every file in the graph, sorted by file (none without
+    /// [`Config::full_report`](crate::Config::full_report)).
     pub file_ranks: Vec<(String, f64)>,
     /// What the tag scan did.
     pub scan: ScanStats,
@@ -260,6 +262,10 @@ pub struct Timings {
     pub rank: RankTimings,
     /// Rendering and counting candidate maps until the largest that fits is found.
     pub fit: Duration,
+    /// The report's ranked entries and file ranks, as data ([`Config::full_report`]).
+    ///
+    /// [`Config::full_report`]: crate::Config::full_report
+    pub report: Duration,
 }
 
 /// One entry of the ranked list, as data (for `--format json` and the parity harness).

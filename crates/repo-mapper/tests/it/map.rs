@@ -309,6 +309,23 @@ fn the_report_comes_with_the_map_and_says_when_it_was_cached() {
 }
 
 #[test]
+fn without_a_full_report_only_the_maps_entries_are_listed() {
+    let root = sample();
+    let request = MapRequest::new(list_files(&root, None));
+    let mut c = config(&root);
+    c.map_tokens = 128;
+    let full = RepoMap::new(c.clone()).map(&request).unwrap();
+    c.full_report = false;
+    let short = RepoMap::new(c).map(&request).unwrap();
+    assert_eq!(short.text, full.text);
+    let in_map: Vec<_> = full.report.entries.iter().filter(|e| e.in_map).collect();
+    assert!(!in_map.is_empty() && in_map.len() < full.report.entries.len());
+    assert_eq!(short.report.entries.iter().collect::<Vec<_>>(), in_map);
+    assert!(!full.report.file_ranks.is_empty());
+    assert!(short.report.file_ranks.is_empty());
+}
+
+#[test]
 fn anchors_belong_to_the_request() {
     let root = sample();
     let files = list_files(&root, None);
