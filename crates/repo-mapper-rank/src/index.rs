@@ -4,7 +4,10 @@
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few
 //! small vectors, not a map of sets.
 
-use std::sync::Arc;
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use rayon::slice::ParallelSliceMut;
 
 use repo_mapper_tags::{RefCounts, Tag, TagKind};
 
@@ -27,6 +30,18 @@ pub(crate) struct TagIndex<'a> {
     /// Identifier names by id.
     pub names: Vec<&'a str>,
     core: Arc<IndexCore>,
+    /// Whether the core is kept for more rankings (then orders are worth keeping too).
+    kept: bool,
+}
+
+/// Positions in name order, kept with an index that ranks the same files again: the
+/// ranking's tie-breaks then compare integers, not strings.
+#[derive(Debug)]
+pub(crate) struct NameOrders {
+    /// Each file's position among the files sorted by `rel_fname`.
+    pub files: Vec<u32>,
+    /// Each identifier's position among the names sorted.
+    pub idents: Vec<u32>,
 }
 
 /// The part of a [`TagIndex`] that borrows nothing, so that it can be kept to rank the
@@ -46,6 +61,8 @@ pub(crate) struct IndexCore {
     any_reference: bool,
     /// `definitions`, per file: def tags sorted by (ident, line), one per (ident, line).
     file_defs: Csr<DefTag>,
+    /// Name orders, computed the first time a kept index ranks.
+    orders: OnceLock<NameOrders>,
 }
 
 impl<'a> TagIndex<'a> {
@@ -72,7 +89,25 @@ impl<'a> TagIndex<'a> {
             .iter()
             .map(|&(file, tag)| files[file as usize].tags[tag as usize].name.as_str())
             .collect();
-        TagIndex { names, core }
+        TagIndex {
+            names,
+            core,
+            kept: true,
+        }
+    }
+
+    /// The name orders, if this index is kept between rankings (computed once per index);
+    /// `None` for an index built for one ranking, where sorting every name would cost more
+    /// than the tie-breaks it saves.
+    pub fn kept_orders(&self, files: &[FileTags<'_>]) -> Option<&NameOrders> {
+        self.kept.then(|| {
+            self.core.orders.get_or_init(|| NameOrders {
+                files: positions(files.len(), |a, b| {
+                    files[a].rel_fname.cmp(files[b].rel_fname)
+                }),
+                idents: positions(self.names.len(), |a, b| self.names[a].cmp(self.names[b])),
+            })
+        })
     }
 
     /// The owned part, to keep.
@@ -250,12 +285,25 @@ impl IndexBuilder {
             def_order: self.def_order,
             any_reference: self.any_reference,
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
+            orders: OnceLock::new(),
         };
         TagIndex {
             names: interned.names,
             core: Arc::new(core),
+            kept: false,
         }
     }
+}
+
+/// Each of `n` items' position in the order `cmp` sorts them.
+pub(crate) fn positions(n: usize, cmp: impl Fn(usize, usize) -> Ordering + Sync) -> Vec<u32> {
+    let mut sorted: Vec<u32> = (0..n as u32).collect();
+    sorted.par_sort_unstable_by(|&a, &b| cmp(a as usize, b as usize));
+    let mut pos = vec![0u32; n];
+    for (at, &item) in sorted.iter().enumerate() {
+        pos[item as usize] = at as u32;
+    }
+    pos
 }
 
 /// Tags by reference: `&files[file].tags[tag]`.

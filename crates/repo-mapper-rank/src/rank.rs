@@ -1,12 +1,13 @@
 //! [`rank`](fn@rank): the steps of SPEC §6–§8 in order — index, anchors and
 //! personalization, graph, PageRank, rank distribution, the ranked list.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::csr::NONE;
 use crate::graph::{FileGraph, GraphInput};
-use crate::index::TagIndex;
+use crate::index::{TagIndex, positions};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
 use crate::stages::{DefRank, RankedList};
@@ -50,9 +51,18 @@ fn rank_prepared<'a>(
     let mut list = RankedList::new(files.len());
     if pagerank.outcome != PageRankOutcome::Failed {
         file_ranks.extend(nodes.iter().copied().zip(ranks.iter().copied()));
-        let file_ord = name_order(files);
+        let kept = prep.index.kept_orders(files);
+        let file_ord = kept.map_or_else(
+            || Cow::Owned(name_order(files)),
+            |o| Cow::Borrowed(&o.files[..]),
+        );
         let mut def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
-        sort_like_aider(&mut def_ranks, &file_ord, &prep.index);
+        sort_like_aider(
+            &mut def_ranks,
+            &file_ord,
+            kept.map(|o| &o.idents[..]),
+            &prep.index,
+        );
         definition_ranks = prep.named(&def_ranks);
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
@@ -321,23 +331,29 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
 
 /// SPEC §7.5 step 1, as Aider sorts: `sorted(..., reverse=True, key=lambda x: (x[1],
 /// x[0]))`: rank, then file, then identifier, all descending. Files compare by their
-/// position in name order.
-fn sort_like_aider(def_ranks: &mut [DefRank], file_ord: &[u32], index: &TagIndex<'_>) {
+/// position in name order, identifiers by theirs when `ident_ord` has them (names are
+/// distinct, so the order is the same) or else by name.
+fn sort_like_aider(
+    def_ranks: &mut [DefRank],
+    file_ord: &[u32],
+    ident_ord: Option<&[u32]>,
+    index: &TagIndex<'_>,
+) {
+    let by_ident = |a: &DefRank, b: &DefRank| match ident_ord {
+        Some(ord) => ord[b.ident as usize].cmp(&ord[a.ident as usize]),
+        None => index.names[b.ident as usize].cmp(index.names[a.ident as usize]),
+    };
     def_ranks.sort_unstable_by(|a, b| {
         b.rank
             .total_cmp(&a.rank)
             .then_with(|| file_ord[b.file as usize].cmp(&file_ord[a.file as usize]))
-            .then_with(|| index.names[b.ident as usize].cmp(index.names[a.ident as usize]))
+            .then_with(|| by_ident(a, b))
     });
 }
 
 /// Each file's position in name order, for tie-breaks without string comparisons.
 fn name_order(files: &[FileTags<'_>]) -> Vec<u32> {
-    let mut by_name: Vec<u32> = (0..files.len() as u32).collect();
-    by_name.sort_unstable_by(|&a, &b| files[a as usize].rel_fname.cmp(files[b as usize].rel_fname));
-    let mut file_ord = vec![0u32; files.len()];
-    for (pos, &f) in by_name.iter().enumerate() {
-        file_ord[f as usize] = pos as u32;
-    }
-    file_ord
+    positions(files.len(), |a, b| {
+        files[a].rel_fname.cmp(files[b].rel_fname)
+    })
 }

@@ -128,6 +128,11 @@ mod tests {
                         refr(f, line, &ident)
                     });
                 }
+                // Names nobody references: self-edges, equal ranks within the file, the
+                // tie broken by name (listed out of name order).
+                for (line, own) in [(13, "own_b"), (14, "own_c"), (15, "own_a")] {
+                    t.push(def(f, line, own));
+                }
                 t
             })
             .collect();
