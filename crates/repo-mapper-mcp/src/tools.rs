@@ -246,6 +246,7 @@ fn timings(r: &repo_mapper::MapReport) -> Value {
         },
         "fit_ms": ms(t.fit),
         "report_ms": ms(t.report),
+        "files_checked": r.checked,
         "files_read": r.scan.misses + r.scan.hash_hits + r.scan.errors,
         "files_parsed": r.scan.misses,
     })

@@ -21,11 +21,13 @@ use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
 use crate::warm::{Counting, Scanned, Stamp};
+use crate::watch::{Changes, Watch};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
 
 /// The request's files sorted out: those to map, and those left out.
+#[derive(Debug, Clone)]
 pub(crate) struct Admitted {
     /// (absolute, relative) of every chat or other file that exists inside the root.
     pub(crate) present: Vec<(PathBuf, String)>,
@@ -37,6 +39,18 @@ pub(crate) struct Admitted {
     refused: HashSet<PathBuf>,
     /// Chat and other files, counted once each.
     num_files: usize,
+    /// Whether some present file is a symlink (its target may change where no watch on
+    /// its directory sees it).
+    links: bool,
+}
+
+/// A warm session's last admission, and the watch that says what changed since.
+#[derive(Debug)]
+pub(crate) struct KeptAdmission {
+    /// The request's files, sorted (chat and other).
+    all: Vec<PathBuf>,
+    admitted: Arc<Admitted>,
+    watch: Watch,
 }
 
 impl RepoMap {
@@ -44,7 +58,7 @@ impl RepoMap {
     pub(crate) fn compute(&mut self, request: &MapRequest, budget: usize) -> Computed {
         let started = Instant::now();
         self.renderer.start_map();
-        let admitted = self.admit(request);
+        let (admitted, checked) = self.admit(request);
         let admitted_at = Instant::now();
         let (scanned, store_fallback) = self.scan(&admitted.present, &admitted.stamps);
         let scanned_at = Instant::now();
@@ -77,6 +91,7 @@ impl RepoMap {
             budget,
             tokens: fitted.as_ref().map(|f| f.tokens),
             files: admitted.present.len(),
+            checked,
             entries,
             file_ranks,
             scan: scanned.stats,
@@ -114,18 +129,86 @@ impl RepoMap {
     }
 
     /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
-    /// parallel); missing and refused files are warned about once per session.
-    pub(crate) fn admit(&mut self, request: &MapRequest) -> Admitted {
-        let root = &self.config.root;
+    /// parallel); missing and refused files are warned about once per session. A warm
+    /// session checks again only the files a file-system watch saw change since its last
+    /// admission of the same files ([`Watch`]).
+    /// Returns the admission and how many files were checked for it.
+    pub(crate) fn admit(&mut self, request: &MapRequest) -> (Arc<Admitted>, usize) {
         let all = sorted_union(&request.chat_files, &request.other_files);
+        if !self.config.warm_session {
+            return (Arc::new(self.admit_all(&all)), all.len());
+        }
+        if let Some(kept) = self.kept_admission(&all) {
+            return kept;
+        }
+        // Watch first: a change after a file's `stat` is then always queued.
+        let watch = Watch::over(&self.config.root, all.iter().map(|p| p.as_path()));
+        let admitted = Arc::new(self.admit_all(&all));
+        let checked = all.len();
+        self.kept_admission = watch
+            .filter(|_| !admitted.links)
+            .map(|watch| KeptAdmission {
+                all: all.into_iter().cloned().collect(),
+                admitted: Arc::clone(&admitted),
+                watch,
+            });
+        (admitted, checked)
+    }
+
+    /// The last admission, if it was of the same files and the watch can say which of
+    /// them changed since (those are checked again).
+    fn kept_admission(&mut self, all: &[&PathBuf]) -> Option<(Arc<Admitted>, usize)> {
+        let mut kept = self.kept_admission.take()?;
+        let same = kept.all.len() == all.len() && kept.all.iter().zip(all).all(|(a, b)| a == *b);
+        if !same {
+            return None;
+        }
+        let sorted = &kept.all;
+        let changes = kept
+            .watch
+            .changes(|p| sorted.binary_search_by(|f| f.as_path().cmp(p)).is_ok());
+        let checked = match changes {
+            Changes::None => 0,
+            Changes::Paths(paths) => {
+                self.recheck(Arc::make_mut(&mut kept.admitted), &paths)?;
+                paths.len()
+            }
+            Changes::Unknown => return None,
+        };
+        let admitted = Arc::clone(&kept.admitted);
+        self.kept_admission = Some(kept);
+        Some((admitted, checked))
+    }
+
+    /// Checks `paths` again; `None` when one of them is no longer admitted as it was
+    /// (then every file is checked).
+    fn recheck(&self, admitted: &mut Admitted, paths: &[PathBuf]) -> Option<()> {
+        let mut guard = RootGuard::new(&self.config.root, self.config.follow_external_symlinks);
+        guard.resolve_dirs(paths.iter().map(|p| p.as_path()));
+        for path in paths {
+            let at = admitted
+                .present
+                .binary_search_by(|(abs, _)| abs.cmp(path))
+                .ok()?;
+            let (meta, link) = guard.check(path).ok()?;
+            if link {
+                return None;
+            }
+            admitted.stamps[at] = Stamp::of_meta(&meta);
+        }
+        Some(())
+    }
+
+    /// Every file of `all` through the root guard.
+    pub(crate) fn admit_all(&mut self, all: &[&PathBuf]) -> Admitted {
+        let root = &self.config.root;
         let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
         guard.resolve_dirs(all.iter().map(|p| p.as_path()));
-        let verdicts: Vec<Result<(String, Stamp), Refusal>> = all
+        let verdicts: Vec<Result<(String, Stamp, bool), Refusal>> = all
             .par_iter()
             .map(|f| {
-                guard
-                    .check(f)
-                    .map(|meta| (rel_fname(root, f), Stamp::of_meta(&meta)))
+                let (meta, link) = guard.check(f)?;
+                Ok((rel_fname(root, f), Stamp::of_meta(&meta), link))
             })
             .collect();
         let mut admitted = Admitted {
@@ -134,12 +217,14 @@ impl RepoMap {
             missing: HashSet::new(),
             refused: HashSet::new(),
             num_files: all.len(),
+            links: false,
         };
-        for (f, verdict) in all.into_iter().zip(verdicts) {
+        for (&f, verdict) in all.iter().zip(verdicts) {
             let why = match verdict {
-                Ok((rel, stamp)) => {
+                Ok((rel, stamp, link)) => {
                     admitted.present.push((f.clone(), rel));
                     admitted.stamps.push(stamp);
+                    admitted.links |= link;
                     continue;
                 }
                 Err(why) => why,

@@ -123,11 +123,12 @@ impl RootGuard {
 
     /// Whether `path` may be read: a regular file (through a symlink, if it is one) inside
     /// the root; if so, its `stat` (what the tag scan's freshness check needs, so a warm
-    /// session stats each file once). One `lstat` per file; a `stat` and a `realpath` only for symlinks (and a
-    /// `realpath` for a directory [`resolve_dirs`] was not given).
+    /// session stats each file once) and whether it is a symlink. One `lstat` per file; a
+    /// `stat` and a `realpath` only for symlinks (and a `realpath` for a directory
+    /// [`resolve_dirs`] was not given).
     ///
     /// [`resolve_dirs`]: RootGuard::resolve_dirs
-    pub(crate) fn check(&self, path: &Path) -> Result<Metadata, Refusal> {
+    pub(crate) fn check(&self, path: &Path) -> Result<(Metadata, bool), Refusal> {
         if path.to_str().is_none() {
             return Err(Refusal::NotUtf8Name);
         }
@@ -141,7 +142,7 @@ impl RootGuard {
         let link = std::fs::symlink_metadata(path).map_err(|_| Refusal::NotAFile)?;
         if !link.file_type().is_symlink() {
             return if link.is_file() {
-                Ok(link)
+                Ok((link, false))
             } else {
                 Err(Refusal::NotAFile)
             };
@@ -157,7 +158,7 @@ impl RootGuard {
             }
         }
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_file() => Ok(meta),
+            Ok(meta) if meta.is_file() => Ok((meta, true)),
             _ => Err(Refusal::NotAFile),
         }
     }

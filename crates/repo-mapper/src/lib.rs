@@ -50,6 +50,7 @@ mod search;
 mod tokens;
 mod walk;
 mod warm;
+mod watch;
 
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use repo_mapper_render::Renderer;
 
+use crate::compute::KeptAdmission;
 use crate::config::{Config, Refresh};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 use crate::warm::{WarmIndex, WarmTags};
@@ -95,6 +96,8 @@ pub struct RepoMap {
     pub(crate) warm: WarmTags,
     /// The last ranking's tag index, kept when [`Config::warm_session`] is set.
     pub(crate) warm_index: WarmIndex,
+    /// The last admission of files and its watch, kept when [`Config::warm_session`] is set.
+    pub(crate) kept_admission: Option<KeptAdmission>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -127,6 +130,7 @@ impl RepoMap {
             progress: None,
             warm: WarmTags::default(),
             warm_index: WarmIndex::default(),
+            kept_admission: None,
         }
     }
 

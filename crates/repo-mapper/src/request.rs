@@ -240,6 +240,10 @@ pub struct MapReport {
     /// PageRank of every file in the graph, sorted by file (none without
     /// [`Config::full_report`](crate::Config::full_report)).
     pub file_ranks: Vec<(String, f64)>,
+    /// Files checked against the root for this map (an `lstat` each): all of them, or in a
+    /// warm session whose file-system watch holds, only those it saw change since the last
+    /// map of the same files (see [`Config::warm_session`](crate::Config::warm_session)).
+    pub checked: usize,
     /// What the tag scan did.
     pub scan: ScanStats,
     /// Why the tag store was kept in memory although a directory was configured.

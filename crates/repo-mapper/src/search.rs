@@ -13,8 +13,8 @@ use std::sync::Arc;
 use repo_mapper_tags::CountedTags;
 use repo_mapper_tags::pycompat::splitlines;
 
+use crate::compute::sorted_union;
 use crate::map::RepoMap;
-use crate::request::MapRequest;
 
 /// What [`RepoMap::search_identifiers`] looks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,7 +124,8 @@ impl RepoMap {
         if needle.is_empty() || query.max_results == 0 {
             return Vec::new();
         }
-        let admitted = self.admit(&MapRequest::new(files.to_vec()));
+        // Not the map's admission: a warm session keeps that one for the next map.
+        let admitted = self.admit_all(&sorted_union(&[], files));
         let (scanned, _) = self.scan(&admitted.present, &admitted.stamps);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();

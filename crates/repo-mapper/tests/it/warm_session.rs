@@ -83,3 +83,51 @@ fn files_changed_within_the_racy_window_are_never_trusted_from_memory() {
     assert_eq!(again.report.scan.hits, 0);
     assert!(again.text.contains("class Offer:"), "{}", again.text);
 }
+
+/// The map of `files` with `chat` in the chat, and how many files were checked for it.
+fn map_listed(session: &mut RepoMap, files: &[std::path::PathBuf], chat: &Path) -> (String, usize) {
+    let request = MapRequest::new(files.to_vec())
+        .with_chat_files(vec![chat.to_path_buf()])
+        .with_force_refresh(true);
+    let out = session.map(&request).expect("a map");
+    (out.text, out.report.checked)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watched_session_checks_only_the_files_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let hour = Duration::from_secs(3600);
+    std::fs::create_dir(root.join("a")).unwrap();
+    write_old(&root.join("shop.py"), "class Order:\n    pass\n", hour);
+    let users = "from shop import Order\nOrder()\n";
+    write_old(&root.join("app.py"), users, hour);
+    write_old(&root.join("a/cli.py"), users, hour);
+    let files = list_files(&root, None);
+    let (app, cli) = (root.join("app.py"), root.join("a/cli.py"));
+    let mut warm = session(&root, true);
+    let fresh = |chat: &Path| map_listed(&mut session(&root, false), &files, chat).0;
+
+    assert_eq!(
+        map_listed(&mut warm, &files, &app).1,
+        3,
+        "first: every file"
+    );
+    let (text, checked) = map_listed(&mut warm, &files, &cli);
+    assert_eq!((text, checked), (fresh(&cli), 0), "nothing changed");
+
+    write_old(&root.join("shop.py"), "class Offer:\n    pass\n", hour);
+    std::fs::write(root.join("a/notes.txt"), "not listed").unwrap();
+    let (text, checked) = map_listed(&mut warm, &files, &app);
+    assert!(text.contains("class Offer:"), "{text}");
+    assert_eq!((text, checked), (fresh(&app), 1), "one file changed");
+
+    std::fs::rename(root.join("a"), root.join("b")).unwrap();
+    let (text, checked) = map_listed(&mut warm, &files, &app);
+    assert_eq!(
+        (text, checked),
+        (fresh(&app), 3),
+        "a directory moved: every file"
+    );
+}
