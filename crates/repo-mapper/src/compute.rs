@@ -39,9 +39,9 @@ pub(crate) struct Admitted {
     refused: HashSet<PathBuf>,
     /// Chat and other files, counted once each.
     num_files: usize,
-    /// Whether some present file is a symlink (its target may change where no watch on
-    /// its directory sees it).
-    links: bool,
+    /// The present files that are symlinks: their targets may change where no watch on
+    /// their directories sees it, so a warm session checks them on every map.
+    links: Vec<PathBuf>,
 }
 
 /// A warm session's last admission, and the watch that says what changed since.
@@ -145,13 +145,11 @@ impl RepoMap {
         let watch = Watch::over(&self.config.root, all.iter().map(|p| p.as_path()));
         let admitted = Arc::new(self.admit_all(&all));
         let checked = all.len();
-        self.kept_admission = watch
-            .filter(|_| !admitted.links)
-            .map(|watch| KeptAdmission {
-                all: all.into_iter().cloned().collect(),
-                admitted: Arc::clone(&admitted),
-                watch,
-            });
+        self.kept_admission = watch.map(|watch| KeptAdmission {
+            all: all.into_iter().cloned().collect(),
+            admitted: Arc::clone(&admitted),
+            watch,
+        });
         (admitted, checked)
     }
 
@@ -167,21 +165,23 @@ impl RepoMap {
         let changes = kept
             .watch
             .changes(|p| sorted.binary_search_by(|f| f.as_path().cmp(p)).is_ok());
-        let checked = match changes {
-            Changes::None => 0,
-            Changes::Paths(paths) => {
-                self.recheck(Arc::make_mut(&mut kept.admitted), &paths)?;
-                paths.len()
-            }
+        let mut paths = match changes {
+            Changes::None => Vec::new(),
+            Changes::Paths(paths) => paths,
             Changes::Unknown => return None,
         };
+        paths.extend(kept.admitted.links.iter().cloned());
+        if !paths.is_empty() {
+            self.recheck(Arc::make_mut(&mut kept.admitted), &paths)?;
+        }
+        let checked = paths.len();
         let admitted = Arc::clone(&kept.admitted);
         self.kept_admission = Some(kept);
         Some((admitted, checked))
     }
 
-    /// Checks `paths` again; `None` when one of them is no longer admitted as it was
-    /// (then every file is checked).
+    /// Checks `paths` again; `None` when one of them is no longer admitted as it was, or
+    /// has become a symlink (then every file is checked, which lists the links).
     fn recheck(&self, admitted: &mut Admitted, paths: &[PathBuf]) -> Option<()> {
         let mut guard = RootGuard::new(&self.config.root, self.config.follow_external_symlinks);
         guard.resolve_dirs(paths.iter().map(|p| p.as_path()));
@@ -191,8 +191,8 @@ impl RepoMap {
                 .binary_search_by(|(abs, _)| abs.cmp(path))
                 .ok()?;
             let (meta, link) = guard.check(path).ok()?;
-            if link {
-                return None;
+            if link && !admitted.links.contains(path) {
+                return None; // a new symlink: listed by a full check
             }
             admitted.stamps[at] = Stamp::of_meta(&meta);
         }
@@ -217,14 +217,16 @@ impl RepoMap {
             missing: HashSet::new(),
             refused: HashSet::new(),
             num_files: all.len(),
-            links: false,
+            links: Vec::new(),
         };
         for (&f, verdict) in all.iter().zip(verdicts) {
             let why = match verdict {
                 Ok((rel, stamp, link)) => {
                     admitted.present.push((f.clone(), rel));
                     admitted.stamps.push(stamp);
-                    admitted.links |= link;
+                    if link {
+                        admitted.links.push(f.clone());
+                    }
                     continue;
                 }
                 Err(why) => why,

@@ -131,3 +131,36 @@ fn a_watched_session_checks_only_the_files_that_changed() {
         "a directory moved: every file"
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watched_session_checks_symlinks_on_every_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let hour = Duration::from_secs(3600);
+    std::fs::create_dir_all(root.join("real")).unwrap();
+    write_old(&root.join("real/shop.py"), "class Order:\n    pass\n", hour);
+    std::os::unix::fs::symlink(root.join("real/shop.py"), root.join("alias.py")).unwrap();
+    write_old(
+        &root.join("app.py"),
+        "from alias import Order\nOrder()\n",
+        hour,
+    );
+    // The target's directory is not watched: only the link's name is listed.
+    let files = vec![root.join("alias.py"), root.join("app.py")];
+    let app = root.join("app.py");
+    let mut warm = session(&root, true);
+    let fresh =
+        |files: &[std::path::PathBuf]| map_listed(&mut session(&root, false), files, &app).0;
+
+    assert_eq!(map_listed(&mut warm, &files, &app).1, 2);
+    assert_eq!(
+        map_listed(&mut warm, &files, &app),
+        (fresh(&files), 1),
+        "the link"
+    );
+    write_old(&root.join("real/shop.py"), "class Offer:\n    pass\n", hour);
+    let (text, checked) = map_listed(&mut warm, &files, &app);
+    assert!(text.contains("class Offer:"), "{text}");
+    assert_eq!((text, checked), (fresh(&files), 1));
+}
