@@ -27,6 +27,18 @@ impl<V> Csr<V> {
         &self.values[self.start[key] as usize..self.start[key + 1] as usize]
     }
 
+    /// Where the values of `key` are among all values.
+    #[inline]
+    pub(crate) fn range(&self, key: usize) -> std::ops::Range<usize> {
+        self.start[key] as usize..self.start[key + 1] as usize
+    }
+
+    /// The values of `key`, to change in place.
+    pub(crate) fn get_mut(&mut self, key: usize) -> &mut [V] {
+        let range = self.range(key);
+        &mut self.values[range]
+    }
+
     /// Number of keys.
     pub(crate) fn keys(&self) -> usize {
         self.start.len() - 1

@@ -19,6 +19,8 @@
 //! order, tags in file order), self-edges first as Aider adds them, referencers and definers
 //! of an identifier in file order.
 
+use std::collections::HashSet;
+
 use crate::csr::{Csr, NONE};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph};
@@ -61,8 +63,8 @@ pub(crate) fn edge_weight(mul: f64, referencer_is_chat: bool, num_refs: u32) -> 
 pub(crate) struct GraphInput<'s> {
     /// Per file: whether it is a chat file.
     pub chat: &'s [bool],
-    /// Whether an identifier is mentioned (by id).
-    pub mentioned: &'s dyn Fn(u32) -> bool,
+    /// The mentioned identifiers' ids, ascending, without repeats.
+    pub mentioned: &'s [u32],
     pub self_edge_weight: f64,
     /// Above this many edges, PageRank runs on the factored graph.
     pub exact_edge_limit: usize,
@@ -82,8 +84,12 @@ pub(crate) struct FileGraph {
     ident_mul: Vec<f64>,
     /// Per file: whether it is a chat file.
     chat: Vec<bool>,
+    /// The mentioned identifiers' ids, ascending.
+    mentioned: Vec<u32>,
     /// Per referencing file: `(ident, weight)` in identifier-loop order.
     bundles: Csr<(u32, f64)>,
+    /// The reference count behind each bundle (as `bundles` lays out its values).
+    bundle_counts: Csr<u32>,
     /// Per file: identifiers it defines that nobody references (self-edges, §6.5).
     self_idents: Csr<u32>,
     pub self_edge_weight: f64,
@@ -92,6 +98,8 @@ pub(crate) struct FileGraph {
     pub out_weight: Vec<f64>,
     /// Number of edges, parallel edges counted separately.
     pub edge_count: usize,
+    /// The limit the adjacency's form was chosen by.
+    exact_edge_limit: usize,
     /// The transition matrix PageRank iterates with.
     pub adjacency: Adjacency,
 }
@@ -182,11 +190,14 @@ impl FileGraph {
             fallback,
             ident_mul: lists.ident_mul,
             chat: input.chat.to_vec(),
+            mentioned: input.mentioned.to_vec(),
             bundles: lists.bundles,
+            bundle_counts: lists.bundle_counts,
             self_idents: lists.self_idents,
             self_edge_weight: input.self_edge_weight,
             out_weight: Vec::new(),
             edge_count: 0,
+            exact_edge_limit: input.exact_edge_limit,
             adjacency: Adjacency::Exact(WeightedDigraph::from_edges(0, &[])),
         };
         graph.edge_count = graph.count_edges(index);
@@ -231,11 +242,7 @@ impl FileGraph {
             self.for_each_out_edge(index, u as u32, |v, w, _| edges.push((v, w)));
             row.clear();
             grouper.group(&edges, &mut row);
-            let mut total = 0.0;
-            for &(_, w) in &row {
-                total += w;
-            }
-            out_weight.push(total);
+            out_weight.push(row_total(&row));
             builder.push_row(&row);
         }
         self.out_weight = out_weight;
@@ -292,6 +299,108 @@ impl FileGraph {
         });
     }
 
+    /// Re-weights the graph, built over `index` with other chat files or mentions, for
+    /// `input`: only the bundles and adjacency rows of files whose edge weights change are
+    /// computed again, each as [`FileGraph::build`] computes it, so the ranks are the
+    /// same to the bit. False, changing nothing, when `input`'s settings differ from the
+    /// build's (then build anew).
+    pub fn reweigh(&mut self, index: &TagIndex<'_>, input: &GraphInput<'_>) -> bool {
+        if input.self_edge_weight.to_bits() != self.self_edge_weight.to_bits()
+            || input.exact_edge_limit != self.exact_edge_limit
+            || input.chat.len() != self.chat.len()
+        {
+            return false;
+        }
+        let mut touched: Vec<u32> = (0..self.chat.len() as u32)
+            .filter(|&f| self.chat[f as usize] != input.chat[f as usize])
+            .collect();
+        for i in self.remultiply(index, input.mentioned) {
+            for_each_referencer(index, self.fallback, i, |r, _| touched.push(r));
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        self.chat.copy_from_slice(input.chat);
+        for &f in &touched {
+            self.reweigh_bundles(f);
+        }
+        let nodes: Vec<u32> = touched
+            .iter()
+            .map(|&f| self.node_of[f as usize])
+            .filter(|&u| u != NONE)
+            .collect();
+        match self.adjacency {
+            Adjacency::Exact(_) => self.rebuild_rows(index, &nodes),
+            Adjacency::Factored(_) => self.refactor_rows(index, &nodes),
+        }
+        true
+    }
+
+    /// Takes `mentioned` as the mentioned identifiers and sets the multipliers of those
+    /// whose mention changed; returns them (those with edges only).
+    fn remultiply(&mut self, index: &TagIndex<'_>, mentioned: &[u32]) -> Vec<u32> {
+        let was: HashSet<u32> = self.mentioned.iter().copied().collect();
+        let now: HashSet<u32> = mentioned.iter().copied().collect();
+        let mut changed: Vec<u32> = was
+            .symmetric_difference(&now)
+            .copied()
+            .filter(|&i| self.referenced[i as usize])
+            .collect();
+        changed.sort_unstable();
+        for &i in &changed {
+            let name = index.names[i as usize];
+            let definers = index.definers(i).len();
+            self.ident_mul[i as usize] = ident_multiplier(name, now.contains(&i), definers);
+        }
+        self.mentioned = mentioned.to_vec();
+        changed
+    }
+
+    /// The weights of file `f`'s bundles, from its chat flag and the multipliers.
+    fn reweigh_bundles(&mut self, f: u32) {
+        let chat = self.chat[f as usize];
+        let counts = self.bundle_counts.get(f as usize);
+        for ((i, w), &count) in self.bundles.get_mut(f as usize).iter_mut().zip(counts) {
+            *w = edge_weight(self.ident_mul[*i as usize], chat, count);
+        }
+    }
+
+    /// The exact adjacency's rows (and out-weights) of `nodes`, built again.
+    fn rebuild_rows(&mut self, index: &TagIndex<'_>, nodes: &[u32]) {
+        let mut grouper = NeighbourGrouper::new(self.nodes.len());
+        let mut edges: Vec<(u32, f64)> = Vec::new();
+        let mut rows = Vec::with_capacity(nodes.len());
+        for &u in nodes {
+            edges.clear();
+            self.for_each_out_edge(index, u, |v, w, _| edges.push((v, w)));
+            let mut row = Vec::new();
+            grouper.group(&edges, &mut row);
+            self.out_weight[u as usize] = row_total(&row);
+            rows.push((u, row));
+        }
+        if let Adjacency::Exact(g) = &mut self.adjacency {
+            g.replace_rows(&rows);
+        }
+    }
+
+    /// The factored adjacency's bundles, out-weights and inverse sums of `nodes`, again.
+    fn refactor_rows(&mut self, index: &TagIndex<'_>, nodes: &[u32]) {
+        let Adjacency::Factored(g) = &mut self.adjacency else {
+            return;
+        };
+        for &u in nodes {
+            let f = self.nodes[u as usize] as usize;
+            let own = self.self_idents.get(f).len() as f64 * self.self_edge_weight;
+            let mut total = own;
+            let bundles = self.bundles.get(f);
+            for (slot, &(i, w)) in g.bundles.get_mut(u as usize).iter_mut().zip(bundles) {
+                total += w * index.definers(i).len() as f64;
+                *slot = (i, w);
+            }
+            self.out_weight[u as usize] = total;
+            g.inv_sum[u as usize] = if total != 0.0 { 1.0 / total } else { 0.0 };
+        }
+    }
+
     /// The `(ident, weight)` bundles of a file.
     pub fn bundles(&self, file: u32) -> &[(u32, f64)] {
         self.bundles.get(file as usize)
@@ -344,6 +453,15 @@ impl FileGraph {
         }
         out
     }
+}
+
+/// The sum of a row's weights, added left to right (Python's `sum` over the out-edges).
+fn row_total(row: &[(u32, f64)]) -> f64 {
+    let mut total = 0.0;
+    for &(_, w) in row {
+        total += w;
+    }
+    total
 }
 
 /// Per identifier: whether its definers get edges from referencers (§6.4) rather than
@@ -402,6 +520,8 @@ fn node_order(
 struct EdgeLists {
     /// Per referencing file: `(ident, weight)`, one per identifier it references (§6.4).
     bundles: Csr<(u32, f64)>,
+    /// The reference counts of the bundles, laid out as `bundles`.
+    bundle_counts: Csr<u32>,
     /// Per file: identifiers it defines that nobody references (§6.5).
     self_idents: Csr<u32>,
     /// Per identifier: its multiplier (§6.4 step 1); 0 for identifiers without edges.
@@ -416,18 +536,22 @@ impl EdgeLists {
         input: &GraphInput<'_>,
         files: usize,
     ) -> EdgeLists {
-        let mut bundle_pairs: Vec<(u32, (u32, f64))> = Vec::new();
+        let mut bundle_pairs: Vec<(u32, (u32, f64, u32))> = Vec::new();
         let mut self_pairs: Vec<(u32, u32)> = Vec::new();
         let mut ident_mul = vec![0.0; index.names.len()];
+        let mut mentioned = vec![false; index.names.len()];
+        for &i in input.mentioned {
+            mentioned[i as usize] = true;
+        }
         for &i in index.def_order() {
             let definers = index.definers(i);
             if referenced[i as usize] {
                 let name = index.names[i as usize];
-                let mul = ident_multiplier(name, (input.mentioned)(i), definers.len());
+                let mul = ident_multiplier(name, mentioned[i as usize], definers.len());
                 ident_mul[i as usize] = mul;
                 for_each_referencer(index, fallback, i, |r, count| {
                     let w = edge_weight(mul, input.chat[r as usize], count);
-                    bundle_pairs.push((r, (i, w)));
+                    bundle_pairs.push((r, (i, w, count)));
                 });
             } else {
                 for &d in definers {
@@ -435,8 +559,14 @@ impl EdgeLists {
                 }
             }
         }
+        let n = bundle_pairs.len();
         EdgeLists {
-            bundles: Csr::group(files, bundle_pairs.iter().copied(), bundle_pairs.len()),
+            bundles: Csr::group(
+                files,
+                bundle_pairs.iter().map(|&(r, (i, w, _))| (r, (i, w))),
+                n,
+            ),
+            bundle_counts: Csr::group(files, bundle_pairs.iter().map(|&(r, (.., c))| (r, c)), n),
             self_idents: Csr::group(files, self_pairs.iter().copied(), self_pairs.len()),
             ident_mul,
         }

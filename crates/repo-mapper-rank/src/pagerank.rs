@@ -101,6 +101,8 @@ pub struct WeightedDigraph {
     /// Rows whose weights sum to zero (or that have no out-edges).
     dangling: Vec<bool>,
     edge_count: usize,
+    /// Whether every row came in column order (else each row was sorted, as scipy does).
+    sorted_rows: bool,
 }
 
 impl WeightedDigraph {
@@ -156,6 +158,36 @@ impl WeightedDigraph {
     /// is redistributed by the dangling vector).
     pub fn is_dangling(&self, node: usize) -> bool {
         self.dangling[node]
+    }
+
+    /// The same graph with the out-edges of some nodes replaced: `rows` holds, nodes
+    /// ascending, each node's edges grouped by neighbour as [`RowsBuilder::push_row`] takes
+    /// them, summed and normalised as [`RowsBuilder::finish`] does. For the same graph
+    /// re-weighted: a row must have its columns in the order of the row it replaces.
+    pub(crate) fn replace_rows(&mut self, rows: &[(u32, Vec<(u32, f64)>)]) {
+        let n = self.node_count();
+        let mut indptr = Vec::with_capacity(n + 1);
+        indptr.push(0);
+        let mut cols = Vec::with_capacity(self.cols.len());
+        let mut vals = Vec::with_capacity(self.vals.len());
+        let mut entries: Vec<(u32, f64)> = Vec::new();
+        let mut next = rows.iter().peekable();
+        for u in 0..n {
+            if let Some((_, row)) = next.next_if(|(v, _)| *v as usize == u) {
+                entries.clear();
+                entries.extend(row.iter().copied().filter(|&(v, _)| (v as usize) < n));
+                if !self.sorted_rows {
+                    cxx_sort(&mut entries, |a, b| a.0 < b.0);
+                }
+                self.dangling[u] = !push_normalised_row(&entries, &mut cols, &mut vals);
+            } else {
+                let range = self.indptr[u]..self.indptr[u + 1];
+                cols.extend_from_slice(&self.cols[range.clone()]);
+                vals.extend_from_slice(&self.vals[range]);
+            }
+            indptr.push(cols.len());
+        }
+        (self.indptr, self.cols, self.vals) = (indptr, cols, vals);
     }
 
     fn row(&self, u: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
@@ -298,6 +330,7 @@ impl RowsBuilder {
             vals,
             dangling,
             edge_count,
+            sorted_rows: self.sorted,
         }
     }
 }

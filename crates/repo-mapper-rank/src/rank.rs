@@ -21,26 +21,34 @@ use crate::{
 /// Never panics on any input. Runs in time linear in the tags plus, for graphs within
 /// [`RankConfig::exact_edge_limit`], the graph's edges.
 pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
-    rank_prepared(request, config, prepare(request, config, None))
+    rank_prepared(request, config, prepare(request, config, None, None)).0
 }
 
-/// [`rank`](fn@rank) with the tag index kept from an earlier ranking of the same files:
-/// the same ranking, without indexing again. An `index` that does not
+/// [`rank`](fn@rank) with the tag index and the graph kept from an earlier ranking of the
+/// same files: the same ranking, without indexing again, the graph re-weighted only where
+/// other chat files or mentions change its weights. An `index` that does not
 /// [fit](RankIndex::fits) the request's files is not used (the files are indexed afresh).
 pub fn rank_with<'a>(
     request: &RankRequest<'a>,
     config: &RankConfig,
-    index: &RankIndex,
+    index: &mut RankIndex,
 ) -> Ranking<'a> {
-    rank_prepared(request, config, prepare(request, config, Some(index)))
+    let fits = index.fits(&request.files);
+    let graph = if fits { index.graph.take() } else { None };
+    let kept = fits.then_some(&*index);
+    let (ranking, graph) = rank_prepared(request, config, prepare(request, config, kept, graph));
+    if fits {
+        index.graph = Some(graph);
+    }
+    ranking
 }
 
-/// Steps §7.2–§8 on a prepared request.
+/// Steps §7.2–§8 on a prepared request; returns the graph too, to keep.
 fn rank_prepared<'a>(
     request: &RankRequest<'a>,
     config: &RankConfig,
     prep: Prepared<'_, 'a>,
-) -> Ranking<'a> {
+) -> (Ranking<'a>, FileGraph) {
     let files = prep.files;
     let nodes = prep.node_names();
     let started = Instant::now();
@@ -80,7 +88,7 @@ fn rank_prepared<'a>(
         list: ranked.elapsed(),
         ..prep.timings
     };
-    Ranking {
+    let ranking = Ranking {
         entries: list.entries,
         nodes,
         file_ranks,
@@ -89,14 +97,15 @@ fn rank_prepared<'a>(
         edge_count: prep.graph.edge_count,
         pagerank,
         timings,
-    }
+    };
+    (ranking, prep.graph)
 }
 
 /// Every edge of the file graph, in the order Aider's loops add them to networkx (see the
 /// crate README for the node order). Materialises all edges: meant for debugging and for
 /// parity harnesses that rebuild the graph in networkx.
 pub fn graph_edges<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Vec<GraphEdge<'a>> {
-    let prep = prepare(request, config, None);
+    let prep = prepare(request, config, None, None);
     let name = |node: u32| prep.files[prep.graph.nodes[node as usize] as usize].rel_fname;
     prep.graph
         .edges_in_insertion_order(&prep.index)
@@ -158,6 +167,7 @@ fn prepare<'r, 'a>(
     request: &'r RankRequest<'a>,
     config: &RankConfig,
     kept: Option<&RankIndex>,
+    kept_graph: Option<FileGraph>,
 ) -> Prepared<'r, 'a> {
     let files: &'r [FileTags<'a>] = &request.files;
     let skip = duplicate_flags(files);
@@ -176,7 +186,7 @@ fn prepare<'r, 'a>(
     let anchor_weight = personalize * config.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
     let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
-    let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config);
+    let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config, kept_graph);
     let timings = RankTimings {
         index: indexed - started,
         graph: indexed.elapsed(),
@@ -219,30 +229,39 @@ fn personalize_unit(num_files: usize) -> f64 {
     }
 }
 
+/// The ids of the mentioned identifiers some file defines, ascending.
+fn mentioned_ids(index: &TagIndex<'_>, mentioned_idents: &HashSet<&str>) -> Vec<u32> {
+    let mut ids: Vec<u32> = mentioned_idents
+        .iter()
+        .filter_map(|m| index.id_of(m))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
 /// SPEC §6.2–§6.5: the graph, with the mentioned identifiers' edges boosted.
+/// A `kept` graph (of an earlier ranking over the same index) is re-weighted instead.
 fn build_graph(
     index: &TagIndex<'_>,
     chat: &[bool],
     mentioned_idents: &HashSet<&str>,
     config: &RankConfig,
+    kept: Option<FileGraph>,
 ) -> FileGraph {
-    let mut mentioned_flags = vec![false; index.names.len()];
-    for m in mentioned_idents {
-        if let Some(i) = index.id_of(m) {
-            mentioned_flags[i as usize] = true;
-        }
+    let mentioned = mentioned_ids(index, mentioned_idents);
+    let input = GraphInput {
+        chat,
+        mentioned: &mentioned,
+        self_edge_weight: config.self_edge_weight,
+        exact_edge_limit: config.exact_edge_limit,
+    };
+    if let Some(mut graph) = kept
+        && graph.reweigh(index, &input)
+    {
+        return graph;
     }
-    let mentioned = |i: u32| mentioned_flags[i as usize];
-    FileGraph::build(
-        index,
-        chat.len(),
-        &GraphInput {
-            chat,
-            mentioned: &mentioned,
-            self_edge_weight: config.self_edge_weight,
-            exact_edge_limit: config.exact_edge_limit,
-        },
-    )
+    FileGraph::build(index, chat.len(), &input)
 }
 
 /// SPEC §7.2–§7.3: PageRank, personalised when some file has a score, retried without

@@ -3,15 +3,18 @@
 use std::sync::Arc;
 
 use crate::FileTags;
+use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
 
 /// The identifier index (SPEC §6.1) of a list of files, kept to rank the same files again
-/// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)).
+/// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)), and the
+/// file graph of the last such ranking.
 ///
-/// Indexing hashes every tag name: the largest step before PageRank on a large repository.
-/// A long-lived session (an MCP server) builds the index once and passes it to every
-/// ranking of the same files. Whether an index fits a request is decided by identity, not
+/// Indexing hashes every tag name: the largest step before PageRank on a large repository,
+/// and building the graph the next. A long-lived session (an MCP server) builds the index
+/// once and passes it to every ranking of the same files; each re-weights the kept graph
+/// where its chat files and mentioned identifiers differ from the last one's. Whether an index fits a request is decided by identity, not
 /// content: the same paths in the same order, with the very same tag slices (address and
 /// length). Keep the tags alive and unchanged while the index is kept; then an index that
 /// fits is exactly the one the files would get, and one that does not is ignored.
@@ -29,7 +32,7 @@ use crate::rank::duplicate_flags;
 /// let a = vec![tag("a.py", "parse", TagKind::Def)];
 /// let b = vec![tag("b.py", "parse", TagKind::Ref)];
 /// let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
-/// let index = RankIndex::build(&files);
+/// let mut index = RankIndex::build(&files);
 /// let config = RankConfig::default();
 /// for chat in ["a.py", "b.py"] {
 ///     // Other chat files, the same files and tags: the index fits.
@@ -37,16 +40,26 @@ use crate::rank::duplicate_flags;
 ///         files.iter().map(|f| f.with_chat(f.rel_fname == chat)).collect();
 ///     assert!(index.fits(&files));
 ///     let request = RankRequest::new(files, 2);
-///     assert_eq!(rank_with(&request, &config, &index).entries, rank(&request, &config).entries);
+///     assert_eq!(rank_with(&request, &config, &mut index).entries, rank(&request, &config).entries);
 /// }
 /// // Other tags: it does not, and `rank_with` indexes them afresh.
 /// let c = vec![tag("b.py", "parse", TagKind::Def)];
 /// assert!(!index.fits(&[FileTags::new("a.py", &a), FileTags::new("b.py", &c)]));
 /// ```
-#[derive(Debug, Clone)]
 pub struct RankIndex {
     core: Arc<IndexCore>,
     files: Vec<Identity>,
+    /// The graph of the last ranking with this index.
+    pub(crate) graph: Option<FileGraph>,
+}
+
+impl std::fmt::Debug for RankIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RankIndex")
+            .field("files", &self.files.len())
+            .field("graph", &self.graph.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What makes a file the same file for an index.
@@ -82,6 +95,7 @@ impl RankIndex {
         RankIndex {
             core: TagIndex::build(files, &skip).core(),
             files: files.iter().map(Identity::of).collect(),
+            graph: None,
         }
     }
 
@@ -154,21 +168,37 @@ mod tests {
             .zip(&tags)
             .map(|(n, t)| file(n, t, false))
             .collect();
-        let index = RankIndex::build(&files);
-        let config = RankConfig::default();
-        for chat in 0..names.len() {
-            let files: Vec<FileTags> = files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| f.with_chat(i == chat))
-                .collect();
-            let mut request = RankRequest::new(files, names.len());
-            request.mentioned_idents = ["name_3", "name_17", "absent"].into();
-            request.anchor_idents = vec!["name_40"];
-            same(
-                &rank_with(&request, &config, &index),
-                &rank(&request, &config),
-            );
+        let mentions: [&[&str]; 4] = [
+            &["name_3", "name_17", "absent"],
+            &[],
+            &["name_3", "name_40", "own_a"],
+            &["name_17"],
+        ];
+        // The exact adjacency, and the factored one (every graph above the limit).
+        for exact_edge_limit in [usize::MAX, 0] {
+            let mut index = RankIndex::build(&files);
+            let config = RankConfig {
+                exact_edge_limit,
+                ..RankConfig::default()
+            };
+            // Each ranking re-weights the last one's graph: chat files two at a time, so
+            // that a file leaves the chat while another joins, and mentions in turn.
+            for (step, chat) in (0..names.len()).chain([3, 3, 3]).enumerate() {
+                let in_chat = |i: usize| i == chat || i == (chat * 7) % names.len();
+                let files: Vec<FileTags> = files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| f.with_chat(in_chat(i)))
+                    .collect();
+                let mut request = RankRequest::new(files, names.len());
+                request.mentioned_idents =
+                    mentions[step % mentions.len()].iter().copied().collect();
+                request.anchor_idents = vec!["name_40"];
+                same(
+                    &rank_with(&request, &config, &mut index),
+                    &rank(&request, &config),
+                );
+            }
         }
     }
 
@@ -180,7 +210,7 @@ mod tests {
             .zip(&tags)
             .map(|(n, t)| file(n, t, false))
             .collect();
-        let index = RankIndex::build(&files);
+        let mut index = RankIndex::build(&files);
         let config = RankConfig::default();
         let copies = tags.clone(); // equal content, other slices
         let others: Vec<Vec<FileTags>> = vec![
@@ -200,7 +230,7 @@ mod tests {
             assert!(!index.fits(&other));
             let request = RankRequest::new(other, names.len());
             same(
-                &rank_with(&request, &config, &index),
+                &rank_with(&request, &config, &mut index),
                 &rank(&request, &config),
             );
         }

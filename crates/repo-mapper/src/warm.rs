@@ -100,7 +100,11 @@ pub(crate) struct WarmIndex {
 
 impl WarmIndex {
     /// The kept index if it fits `files` (tagged by `tags`), else a new one, kept.
-    pub fn for_files(&mut self, files: &[FileTags<'_>], tags: &[Arc<CountedTags>]) -> &RankIndex {
+    pub fn for_files(
+        &mut self,
+        files: &[FileTags<'_>],
+        tags: &[Arc<CountedTags>],
+    ) -> &mut RankIndex {
         if !self.index.as_ref().is_some_and(|i| i.fits(files)) {
             self.index = None; // freed before the new one is built
             self.tags = tags.to_vec();
