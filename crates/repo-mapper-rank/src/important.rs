@@ -4,6 +4,9 @@
 //! path: `README.md` at the root is important, `docs/README.md` is not. Any `*.yml` file
 //! directly inside `.github/workflows/` is important too.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 /// The important paths, relative to the repository root, in Aider's order.
 pub(crate) const ROOT_IMPORTANT_FILES: &[&str] = &[
     // Version control
@@ -186,6 +189,20 @@ pub(crate) const ROOT_IMPORTANT_FILES: &[&str] = &[
 /// `*.yml` file directly in `.github/workflows/`. Paths are compared as Python's `os.path.normpath` leaves them
 /// (`./README.md` and `a/../README.md` are `README.md`).
 pub fn is_important(rel_fname: &str) -> bool {
+    // A plain last component survives `normpath` as it is: when no important path ends
+    // with it, the path is not important (most paths, without normalising them).
+    let name = rel_fname.rsplit('/').next().unwrap_or(rel_fname);
+    if !matches!(name, "" | "." | "..")
+        && !name.ends_with(".yml")
+        && !important_names().contains(name)
+    {
+        return false;
+    }
+    is_important_in_full(rel_fname)
+}
+
+/// [`is_important`] without the shortcut.
+fn is_important_in_full(rel_fname: &str) -> bool {
     let (dir, name) = match rel_fname.rfind('/') {
         Some(i) => (&rel_fname[..i + 1], &rel_fname[i + 1..]),
         None => ("", rel_fname),
@@ -195,6 +212,17 @@ pub fn is_important(rel_fname: &str) -> bool {
     }
     let normalized = normpath(rel_fname);
     ROOT_IMPORTANT_FILES.contains(&normalized.as_str())
+}
+
+/// The last components of the important paths.
+fn important_names() -> &'static HashSet<&'static str> {
+    static NAMES: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        ROOT_IMPORTANT_FILES
+            .iter()
+            .map(|p| p.rsplit('/').next().unwrap_or(p))
+            .collect()
+    })
 }
 
 /// Python's `posixpath.normpath`: collapses separators and `.`, resolves `..` where a
@@ -259,6 +287,30 @@ mod tests {
         assert!(!is_important("x/.github/workflows/ci.yml"));
         assert!(is_important(".github/dependabot.yml"));
         assert!(is_important(".github/workflows/.yml"));
+    }
+
+    #[test]
+    fn the_shortcut_never_changes_the_answer() {
+        let mut paths = vec!["", ".", "..", "a/..", "x.yml", "main.py", "src/lib.rs"];
+        let variants: Vec<String> = ROOT_IMPORTANT_FILES
+            .iter()
+            .flat_map(|f| {
+                ["", "./", "a/../", "x/", "../", ".github/workflows/"]
+                    .iter()
+                    .flat_map(move |pre| {
+                        ["", "/", "/.", "/..", "/x", "x", ".yml"]
+                            .iter()
+                            .map(move |post| format!("{pre}{f}{post}"))
+                    })
+            })
+            .collect();
+        paths.extend(variants.iter().map(String::as_str));
+        let mut important = 0;
+        for p in paths {
+            assert_eq!(is_important(p), is_important_in_full(p), "{p:?}");
+            important += usize::from(is_important(p));
+        }
+        assert!(important > ROOT_IMPORTANT_FILES.len(), "{important}");
     }
 
     #[test]

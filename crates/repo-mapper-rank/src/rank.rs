@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use rayon::slice::ParallelSliceMut;
+
 use crate::csr::NONE;
 use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, positions};
@@ -362,7 +364,9 @@ fn sort_like_aider(
         Some(ord) => ord[b.ident as usize].cmp(&ord[a.ident as usize]),
         None => index.names[b.ident as usize].cmp(index.names[a.ident as usize]),
     };
-    def_ranks.sort_unstable_by(|a, b| {
+    // No two entries compare equal (one per (file, identifier)): any sort, in parallel
+    // too, gives the one order.
+    def_ranks.par_sort_unstable_by(|a, b| {
         b.rank
             .total_cmp(&a.rank)
             .then_with(|| file_ord[b.file as usize].cmp(&file_ord[a.file as usize]))

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::slice::ParallelSliceMut;
 use repo_mapper_tags::Dialect;
 
 use crate::graph::FileGraph;
@@ -49,6 +50,7 @@ impl<'a> RankedList<'a> {
         chat: &[bool],
         def_ranks: &[DefRank],
     ) {
+        self.entries.reserve(def_ranks.len());
         for &DefRank { file, ident, rank } in def_ranks {
             if chat[file as usize] {
                 continue;
@@ -97,7 +99,7 @@ impl<'a> RankedList<'a> {
             .copied()
             .filter(|f| !file_ranks.contains_key(f))
             .collect();
-        rest.sort_unstable();
+        rest.par_sort_unstable();
         rest.dedup();
         self.entries
             .extend(rest.into_iter().map(|f| bare(Stage::OtherFile, f, None)));
@@ -120,10 +122,10 @@ impl<'a> RankedList<'a> {
         dialect: Dialect,
         file_ranks: &HashMap<&'a str, f64>,
     ) {
-        let mut important: Vec<&'a str> = others.to_vec();
+        let mut important: Vec<&'a str> =
+            others.iter().copied().filter(|f| is_important(f)).collect();
         important.sort_unstable();
         important.dedup();
-        important.retain(|f| is_important(f));
         if important.is_empty() {
             return;
         }
