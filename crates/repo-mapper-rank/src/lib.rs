@@ -403,10 +403,8 @@ pub struct Ranking<'a> {
     pub nodes: Vec<&'a str>,
     /// PageRank of every graph node.
     pub file_ranks: HashMap<&'a str, f64>,
-    /// Every (file, identifier) rank, sorted as Aider sorts them: rank descending, then
-    /// file descending, then identifier descending. Chat files included (stage 1 skips
-    /// them).
-    pub definition_ranks: Vec<DefinitionRank<'a>>,
+    /// The (file, identifier) ranks, named on demand ([`Ranking::definition_ranks`]).
+    definitions: DefinitionRanks<'a>,
     /// The personalization scores (SPEC §7.1), before normalisation: every file with a
     /// positive score, and every anchored file.
     pub personalization: HashMap<&'a str, f64>,
@@ -430,6 +428,30 @@ pub struct RankTimings {
     pub pagerank: Duration,
     /// Spreading the ranks over definitions and building the ranked list (SPEC §7.4–§8).
     pub list: Duration,
+}
+
+/// The (file, identifier) ranks by index, and the names to give them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DefinitionRanks<'a> {
+    pub ranks: Vec<stages::DefRank>,
+    /// Per file: its name.
+    pub files: Vec<&'a str>,
+    /// Per identifier: its name.
+    pub idents: Vec<&'a str>,
+}
+
+impl<'a> Ranking<'a> {
+    /// Every (file, identifier) rank, sorted as Aider sorts them: rank descending, then
+    /// file descending, then identifier descending. Chat files included (stage 1 skips
+    /// them). Named on demand: a million of them on the Linux tree, which a map never reads.
+    pub fn definition_ranks(&self) -> impl ExactSizeIterator<Item = DefinitionRank<'a>> + '_ {
+        let d = &self.definitions;
+        d.ranks.iter().map(|r| DefinitionRank {
+            rel_fname: d.files[r.file as usize],
+            ident: d.idents[r.ident as usize],
+            rank: r.rank,
+        })
+    }
 }
 
 impl Ranking<'_> {

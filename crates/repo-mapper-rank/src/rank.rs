@@ -14,7 +14,7 @@ use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_itera
 use crate::personalize::{Anchors, personalization};
 use crate::stages::{DefRank, RankedList};
 use crate::{
-    DefinitionRank, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankIndex,
+    DefinitionRanks, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankIndex,
     RankRequest, RankTimings, Ranking,
 };
 
@@ -57,7 +57,7 @@ fn rank_prepared<'a>(
     let (ranks, pagerank) = run_pagerank(&prep, &config.pagerank);
     let ranked = Instant::now();
     let mut file_ranks: HashMap<&'a str, f64> = HashMap::with_capacity(nodes.len());
-    let mut definition_ranks = Vec::new();
+    let mut def_ranks = Vec::new();
     let mut list = RankedList::new(files.len());
     if pagerank.outcome != PageRankOutcome::Failed {
         file_ranks.extend(nodes.iter().copied().zip(ranks.iter().copied()));
@@ -66,14 +66,13 @@ fn rank_prepared<'a>(
             || Cow::Owned(name_order(files)),
             |o| Cow::Borrowed(&o.files[..]),
         );
-        let mut def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
+        def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
         sort_like_aider(
             &mut def_ranks,
             &file_ord,
             kept.map(|o| &o.idents[..]),
             &prep.index,
         );
-        definition_ranks = prep.named(&def_ranks);
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
         list.list_graph_files(&prep.graph, &nodes, &ranks, &file_ord);
@@ -94,7 +93,11 @@ fn rank_prepared<'a>(
         entries: list.entries,
         nodes,
         file_ranks,
-        definition_ranks,
+        definitions: DefinitionRanks {
+            ranks: def_ranks,
+            files: files.iter().map(|f| f.rel_fname).collect(),
+            idents: prep.index.names,
+        },
         personalization: prep.personalization,
         edge_count: prep.graph.edge_count,
         pagerank,
@@ -148,18 +151,6 @@ impl<'a> Prepared<'_, 'a> {
             .nodes
             .iter()
             .map(|&f| files[f as usize].rel_fname)
-            .collect()
-    }
-
-    /// [`DefRank`]s with names.
-    fn named(&self, def_ranks: &[DefRank]) -> Vec<DefinitionRank<'a>> {
-        def_ranks
-            .iter()
-            .map(|d| DefinitionRank {
-                rel_fname: self.files[d.file as usize].rel_fname,
-                ident: self.index.names[d.ident as usize],
-                rank: d.rank,
-            })
             .collect()
     }
 }

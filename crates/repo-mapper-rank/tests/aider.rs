@@ -215,11 +215,11 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         .map(|(a, b, r)| ((a.clone(), b.clone()), *r))
         .collect();
     assert_eq!(
-        ranking.definition_ranks.len(),
+        ranking.definition_ranks().len(),
         theirs.len(),
         "{name}: definition count"
     );
-    for d in &ranking.definition_ranks {
+    for d in ranking.definition_ranks() {
         let key = (d.rel_fname.to_owned(), d.ident.to_owned());
         let r = their_rank
             .get(&key)
@@ -231,8 +231,7 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         );
     }
     let ours_keys: Vec<(String, String)> = ranking
-        .definition_ranks
-        .iter()
+        .definition_ranks()
         .map(|d| (d.rel_fname.to_owned(), d.ident.to_owned()))
         .collect();
     let their_keys: Vec<(String, String)> = theirs

@@ -422,8 +422,7 @@ fn rank_distribution_over_out_edges() {
     let ra = ranking.file_ranks["a.py"];
     let total = 2f64.sqrt() + 1.0;
     let by_key: HashMap<(&str, &str), f64> = ranking
-        .definition_ranks
-        .iter()
+        .definition_ranks()
         .map(|d| ((d.rel_fname, d.ident), d.rank))
         .collect();
     assert_eq!(by_key[&("b.py", "x")], ra * 2f64.sqrt() / total);
@@ -442,8 +441,7 @@ fn ties_sort_by_file_then_identifier_descending() {
     ]);
     let ranking = rank(&repo.request(), &RankConfig::default());
     let keys: Vec<(&str, &str)> = ranking
-        .definition_ranks
-        .iter()
+        .definition_ranks()
         .map(|d| (d.rel_fname, d.ident))
         .collect();
     assert_eq!(
@@ -528,8 +526,7 @@ fn definition_entries_carry_their_tags_by_line() {
     for e in &ranking.entries {
         if let RankedItem::Def { tag, rank } = e.item {
             let d = ranking
-                .definition_ranks
-                .iter()
+                .definition_ranks()
                 .find(|d| d.rel_fname == &*tag.rel_fname && d.ident == tag.name);
             assert_eq!(Some(rank), d.map(|d| d.rank));
         }
@@ -648,7 +645,7 @@ fn a_file_given_twice_is_used_once() {
     ]);
     let (ranking, warns) = warnings(|| rank(&repo.request(), &RankConfig::default()));
     assert_eq!(warns.len(), 1);
-    assert!(ranking.definition_ranks.iter().all(|d| d.ident == "x"));
+    assert!(ranking.definition_ranks().all(|d| d.ident == "x"));
 }
 
 // ---- properties ----------------------------------------------------------------------
@@ -709,9 +706,10 @@ proptest! {
             prop_assert!((sum - 1.0).abs() < 1e-9, "sum {}", sum);
         }
         prop_assert!(ranking.file_ranks.values().all(|r| r.is_finite() && *r >= 0.0));
-        prop_assert!(ranking.definition_ranks.iter().all(|d| d.rank.is_finite() && d.rank >= 0.0));
+        prop_assert!(ranking.definition_ranks().all(|d| d.rank.is_finite() && d.rank >= 0.0));
         // Definition ranks sorted as Aider sorts them.
-        for w in ranking.definition_ranks.windows(2) {
+        let defs: Vec<_> = ranking.definition_ranks().collect();
+        for w in defs.windows(2) {
             let (a, b) = (&w[0], &w[1]);
             prop_assert!((a.rank, a.rel_fname, a.ident) > (b.rank, b.rel_fname, b.ident));
         }
