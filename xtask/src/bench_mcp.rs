@@ -7,7 +7,8 @@
 //! session from the repository's own tag store (`ROOT/.repo-mapper`: the first call parses
 //! every file when it is empty; copy `bench scale`'s cache there to skip that). Reports
 //! the first call, then the median and 90th percentile of the rest, client-side wall time
-//! and the server's own `elapsed_ms`, the last call's steps, and the server's resident
+//! and the server's own `elapsed_ms`, the median of each step (and what they leave out of
+//! the server's median), the last call's steps, and the server's resident
 //! memory after the 10th call and every 50th (flat: no growth per call). Writes
 //! `target/bench-scale/mcp-<repo>.json`.
 
@@ -45,6 +46,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut server = Server::start(&binary, &root)?;
     let mut first = None;
     let (mut wall, mut server_ms, mut rss) = (Vec::new(), Vec::new(), Vec::new());
+    let mut steps = Vec::new();
     for i in 0..=o.calls {
         let chat = &chats[i % chats.len()];
         let args = json!({"project_root": root, "chat_files": [chat], "token_limit": o.budget});
@@ -57,6 +59,7 @@ pub fn run(args: &[String]) -> Result<()> {
         } else {
             wall.push(ms);
             server_ms.push(elapsed);
+            steps.push(answer["report"]["timings"].clone());
         }
         if i == 10 || i % 50 == 0 && i > 0 {
             rss.push((i, server.rss_kib()?));
@@ -66,6 +69,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     server.stop();
+    print_step_medians(&steps, &server_ms);
     report(
         &o,
         &root,
@@ -190,6 +194,39 @@ impl Server {
         drop(self.stdin);
         let _ = self.child.wait();
     }
+}
+
+/// The median of each step over the calls after the first, and what the steps leave out
+/// of the server's median (naming the request's files, building the rank request).
+fn print_step_medians(steps: &[Value], server_ms: &[f64]) {
+    let step = |v: &Value, key: &str| match key.split_once('.') {
+        Some((a, b)) => v[a][b].as_f64(),
+        None => v[key].as_f64(),
+    };
+    let keys = [
+        ("admit", "admit_ms"),
+        ("scan", "scan_ms"),
+        ("index", "rank_steps_ms.index"),
+        ("graph", "rank_steps_ms.graph"),
+        ("pagerank", "rank_steps_ms.pagerank"),
+        ("list", "rank_steps_ms.list"),
+        ("fit", "fit_ms"),
+        ("report", "report_ms"),
+    ];
+    let mut line = String::from("  median steps, ms    ");
+    let mut sum = 0.0;
+    for (name, key) in keys {
+        let mut values: Vec<f64> = steps.iter().filter_map(|v| step(v, key)).collect();
+        if values.is_empty() {
+            continue;
+        }
+        let median = percentile(&mut values, 0.5);
+        sum += median;
+        line += &format!("{name} {median:.1}, ");
+    }
+    let mut server = server_ms.to_vec();
+    let rest = percentile(&mut server, 0.5) - sum;
+    println!("{line}rest {rest:.1}");
 }
 
 fn percentile(values: &mut [f64], p: f64) -> f64 {
