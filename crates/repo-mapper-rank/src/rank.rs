@@ -344,25 +344,43 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
 /// SPEC §7.5 step 1, as Aider sorts: `sorted(..., reverse=True, key=lambda x: (x[1],
 /// x[0]))`: rank, then file, then identifier, all descending. Files compare by their
 /// position in name order, identifiers by theirs when `ident_ord` has them (names are
-/// distinct, so the order is the same) or else by name.
+/// distinct, so the order is the same; the whole order then packs into two integers) or
+/// else by name. No two entries compare equal (one per (file, identifier)): any sort, in
+/// parallel too, gives the one order.
 fn sort_like_aider(
     def_ranks: &mut [DefRank],
     file_ord: &[u32],
     ident_ord: Option<&[u32]>,
     index: &TagIndex<'_>,
 ) {
-    let by_ident = |a: &DefRank, b: &DefRank| match ident_ord {
-        Some(ord) => ord[b.ident as usize].cmp(&ord[a.ident as usize]),
-        None => index.names[b.ident as usize].cmp(index.names[a.ident as usize]),
+    let Some(ident_ord) = ident_ord else {
+        def_ranks.par_sort_unstable_by(|a, b| {
+            b.rank
+                .total_cmp(&a.rank)
+                .then_with(|| file_ord[b.file as usize].cmp(&file_ord[a.file as usize]))
+                .then_with(|| index.names[b.ident as usize].cmp(index.names[a.ident as usize]))
+        });
+        return;
     };
-    // No two entries compare equal (one per (file, identifier)): any sort, in parallel
-    // too, gives the one order.
-    def_ranks.par_sort_unstable_by(|a, b| {
-        b.rank
-            .total_cmp(&a.rank)
-            .then_with(|| file_ord[b.file as usize].cmp(&file_ord[a.file as usize]))
-            .then_with(|| by_ident(a, b))
-    });
+    let mut keyed: Vec<(u64, u64, u32)> = def_ranks
+        .iter()
+        .enumerate()
+        .map(|(at, d)| {
+            let names =
+                u64::from(file_ord[d.file as usize]) << 32 | u64::from(ident_ord[d.ident as usize]);
+            (total_order_key(d.rank), names, at as u32)
+        })
+        .collect();
+    keyed.par_sort_unstable_by(|a, b| b.cmp(a));
+    let sorted: Vec<DefRank> = keyed.iter().map(|k| def_ranks[k.2 as usize]).collect();
+    def_ranks.copy_from_slice(&sorted);
+}
+
+/// An integer that orders as `f64::total_cmp` orders `x`.
+fn total_order_key(x: f64) -> u64 {
+    let bits = x.to_bits() as i64;
+    let ordered = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+    (ordered as u64) ^ (1 << 63)
 }
 
 /// Each file's position in name order, for tie-breaks without string comparisons.
@@ -370,4 +388,36 @@ fn name_order(files: &[FileTags<'_>]) -> Vec<u32> {
     positions(files.len(), |a, b| {
         files[a].rel_fname.cmp(files[b].rel_fname)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn total_order_keys_order_as_total_cmp() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1e-300,
+            0.3,
+            1.0,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 }

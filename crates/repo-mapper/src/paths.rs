@@ -71,7 +71,11 @@ mod tests {
             ] {
                 let (root, path) = (Path::new(root), Path::new(path));
                 if let Some(fast) = plain_rest(root, path) {
-                    assert_eq!(fast, rel_fname_by_components(root, path), "{root:?} {path:?}");
+                    assert_eq!(
+                        fast,
+                        rel_fname_by_components(root, path),
+                        "{root:?} {path:?}"
+                    );
                 }
             }
         }
