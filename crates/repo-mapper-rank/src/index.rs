@@ -63,6 +63,9 @@ pub(crate) struct IndexCore {
     file_defs: Csr<DefTag>,
     /// Name orders, computed the first time a kept index ranks.
     orders: OnceLock<NameOrders>,
+    /// Per (identifier, definer) pair, in the order of `definers`' values: the
+    /// definition tags, by line. Computed the first time a kept index lists definitions.
+    pair_tags: OnceLock<Csr<u32>>,
 }
 
 impl<'a> TagIndex<'a> {
@@ -133,6 +136,30 @@ impl<'a> TagIndex<'a> {
     /// Files defining `ident`, ascending.
     pub fn definers(&self, ident: u32) -> &[u32] {
         self.core.definers.get(ident as usize)
+    }
+
+    /// Where `ident`'s (identifier, definer) pairs are among all pairs.
+    pub fn definer_pairs(&self, ident: u32) -> std::ops::Range<usize> {
+        self.core.definers.range(ident as usize)
+    }
+
+    /// The definition tags of every (identifier, definer) pair, by pair
+    /// ([`TagIndex::definer_pairs`]), if this index is kept between rankings (computed
+    /// once per index: the lookups [`TagIndex::definitions`] makes per ranking).
+    pub fn kept_pair_tags(&self) -> Option<&Csr<u32>> {
+        self.kept.then(|| {
+            self.core.pair_tags.get_or_init(|| {
+                let idents = self.core.definers.keys() as u32;
+                let pairs = (0..idents).flat_map(|i| self.definers(i).iter().map(move |&f| (i, f)));
+                let mut start = vec![0u32];
+                let mut tags = Vec::new();
+                for (ident, file) in pairs {
+                    tags.extend(self.definitions(file, ident));
+                    start.push(tags.len() as u32);
+                }
+                Csr::from_parts(start, tags)
+            })
+        })
     }
 
     /// Files referencing `ident`, ascending, with their reference counts.
@@ -286,6 +313,7 @@ impl IndexBuilder {
             any_reference: self.any_reference,
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
             orders: OnceLock::new(),
+            pair_tags: OnceLock::new(),
         };
         TagIndex {
             names: interned.names,

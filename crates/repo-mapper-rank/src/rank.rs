@@ -326,7 +326,8 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
     }
     let mut def_ranks: Vec<DefRank> = Vec::new();
     for &ident in index.def_order() {
-        for &file in index.definers(ident) {
+        let first_pair = index.definer_pairs(ident).start as u32;
+        for (&file, pair) in index.definers(ident).iter().zip(first_pair..) {
             let rank = if graph.referenced[ident as usize] {
                 ident_rank[ident as usize]
             } else {
@@ -335,7 +336,12 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
                     graph.self_edge_weight,
                 )
             };
-            def_ranks.push(DefRank { file, ident, rank });
+            def_ranks.push(DefRank {
+                file,
+                ident,
+                pair,
+                rank,
+            });
         }
     }
     def_ranks

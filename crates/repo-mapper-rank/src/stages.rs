@@ -16,6 +16,8 @@ use crate::{EXCLUDE_UNRANKED_THRESHOLD, FileTags, RankedEntry, RankedItem, Stage
 pub(crate) struct DefRank {
     pub file: u32,
     pub ident: u32,
+    /// The (identifier, definer) pair's position among all definers ([`TagIndex::pair_tags`]).
+    pub pair: u32,
     pub rank: f64,
 }
 
@@ -51,19 +53,24 @@ impl<'a> RankedList<'a> {
         def_ranks: &[DefRank],
     ) {
         self.entries.reserve(def_ranks.len());
-        for &DefRank { file, ident, rank } in def_ranks {
-            if chat[file as usize] {
+        let kept = index.kept_pair_tags();
+        for d in def_ranks {
+            if chat[d.file as usize] {
                 continue;
             }
-            for t in index.definitions(file, ident) {
+            let mut push = |t: u32| {
                 self.entries.push(RankedEntry {
                     stage: Stage::Definition,
                     item: RankedItem::Def {
-                        tag: tag_at(files, file, t),
-                        rank,
+                        tag: tag_at(files, d.file, t),
+                        rank: d.rank,
                     },
                 });
-                self.included[file as usize] = true;
+                self.included[d.file as usize] = true;
+            };
+            match kept {
+                Some(pairs) => pairs.get(d.pair as usize).iter().for_each(|&t| push(t)),
+                None => index.definitions(d.file, d.ident).for_each(push),
             }
         }
     }
