@@ -157,7 +157,13 @@ impl RepoMap {
     /// them changed since (those are checked again).
     fn kept_admission(&mut self, all: &[&PathBuf]) -> Option<(Arc<Admitted>, usize)> {
         let mut kept = self.kept_admission.take()?;
-        let same = kept.all.len() == all.len() && kept.all.iter().zip(all).all(|(a, b)| a == *b);
+        // Byte for byte (`Path`'s `==` walks components: slow for every file of a tree).
+        let same = kept.all.len() == all.len()
+            && kept
+                .all
+                .iter()
+                .zip(all)
+                .all(|(a, b)| a.as_os_str() == b.as_os_str());
         if !same {
             return None;
         }
