@@ -20,7 +20,7 @@ use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
-use crate::warm::{Counting, Scanned, Stamp};
+use crate::warm::{Counting, LastScan, Scanned, Stamp};
 use crate::watch::{Changes, Watch};
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
@@ -42,6 +42,9 @@ pub(crate) struct Admitted {
     /// The present files that are symlinks: their targets may change where no watch on
     /// their directories sees it, so a warm session checks them on every map.
     links: Vec<PathBuf>,
+    /// Which of the session's full admissions this is (a warm scan's reuse tells them
+    /// apart by it).
+    pub(crate) generation: u64,
 }
 
 /// A warm session's last admission, and the watch that says what changed since.
@@ -60,7 +63,7 @@ impl RepoMap {
         self.renderer.start_map();
         let (admitted, checked) = self.admit(request);
         let admitted_at = Instant::now();
-        let (scanned, store_fallback) = self.scan(&admitted.present, &admitted.stamps);
+        let (scanned, store_fallback) = self.scan(&admitted);
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
@@ -224,7 +227,9 @@ impl RepoMap {
             refused: HashSet::new(),
             num_files: all.len(),
             links: Vec::new(),
+            generation: self.admissions,
         };
+        self.admissions += 1;
         for (&f, verdict) in all.iter().zip(verdicts) {
             let why = match verdict {
                 Ok((rel, stamp, link)) => {
@@ -254,12 +259,18 @@ impl RepoMap {
     /// back.
     pub(crate) fn scan(
         &mut self,
-        files: &[(PathBuf, String)],
-        stamps: &[Stamp],
+        admitted: &Admitted,
     ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
+        let (files, stamps) = (&admitted.present[..], &admitted.stamps[..]);
         if !self.config.warm_session {
             let (out, fallback) = self.scan_store(files, self.config.prune_cache);
             return (out.into(), fallback);
+        }
+        if let Some(s) = &self.served
+            && s.generation == admitted.generation
+            && s.stamps == stamps
+        {
+            return (s.scanned.clone(), None);
         }
         let split = self.warm.split(files, stamps);
         let subset: Vec<(PathBuf, String)> =
@@ -274,6 +285,11 @@ impl RepoMap {
             max_file_size: self.config.effective_max_file_size(),
         };
         let scanned = self.warm.merge(files, split, read, &counting);
+        self.served = subset.is_empty().then(|| LastScan {
+            generation: admitted.generation,
+            stamps: stamps.to_vec(),
+            scanned: scanned.clone(),
+        });
         (scanned, fallback)
     }
 

@@ -11,7 +11,7 @@ use repo_mapper_render::Renderer;
 use crate::compute::KeptAdmission;
 use crate::config::{Config, Refresh};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
-use crate::warm::{WarmIndex, WarmTags};
+use crate::warm::{LastScan, WarmIndex, WarmTags};
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
 /// cache is unbounded; a long session must not grow with every chat-file combination.
@@ -101,6 +101,10 @@ pub struct RepoMap {
     pub(crate) warm_index: WarmIndex,
     /// The last admission of files and its watch, kept when [`Config::warm_session`] is set.
     pub(crate) kept_admission: Option<KeptAdmission>,
+    /// Full admissions so far (their generations).
+    pub(crate) admissions: u64,
+    /// The last warm scan, when it served every file from memory.
+    pub(crate) served: Option<LastScan>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -134,6 +138,8 @@ impl RepoMap {
             warm: WarmTags::default(),
             warm_index: WarmIndex::default(),
             kept_admission: None,
+            admissions: 0,
+            served: None,
         }
     }
 

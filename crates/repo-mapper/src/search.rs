@@ -126,7 +126,7 @@ impl RepoMap {
         }
         // Not the map's admission: a warm session keeps that one for the next map.
         let admitted = self.admit_all(&sorted_union(&[], files));
-        let (scanned, _) = self.scan(&admitted.present, &admitted.stamps);
+        let (scanned, _) = self.scan(&admitted);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();
         let mut hits = Vec::new();

@@ -71,7 +71,7 @@ struct Kept {
 }
 
 /// The tags of a computation's files, in input order, and what the scan did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Scanned {
     pub tags: Vec<Arc<CountedTags>>,
     pub stats: ScanStats,
@@ -86,6 +86,17 @@ impl From<ScanOutput> for Scanned {
             problems: out.problems,
         }
     }
+}
+
+/// A warm session's last scan, when it served every file from memory: the next scan of
+/// the same admission with the same stamps serves the same (a kept tag is kept for as
+/// long as its file's stamp holds, and these all had settled).
+#[derive(Debug)]
+pub(crate) struct LastScan {
+    /// The admission ([`crate::compute::Admitted::generation`]) and stamps scanned.
+    pub generation: u64,
+    pub stamps: Vec<Stamp>,
+    pub scanned: Scanned,
 }
 
 /// The tag index of a warm session's last ranking, kept for the next one over the same
