@@ -166,8 +166,11 @@ pub struct Config {
     pub prune_cache: bool,
     /// Keep every file's tags in memory between the maps of this session (a long-lived
     /// session such as the MCP server's): each map then stats the files and reads the tag
-    /// store only for those whose size, mtime or inode changed. Off by default: a
-    /// one-shot process reads the store once anyway.
+    /// store only for those whose size, mtime or inode changed. On Linux the session also
+    /// watches the files' directories (inotify), and a map of the same files stats only
+    /// those the watch saw change (and symlinks); the tag index, the file graph (re-weighted
+    /// for each map's chat files and mentions) and the last scan are kept too. Off by
+    /// default: a one-shot process reads the store once anyway.
     pub warm_session: bool,
     /// Report every ranked entry and every graph file's PageRank (default on: the CLI's
     /// JSON and the parity harness read them). Off, [`MapReport::entries`] lists only
