@@ -153,6 +153,14 @@ mod tests {
         (names, tags)
     }
 
+    fn files_of<'a>(names: &'a [String], tags: &'a [Vec<Tag>]) -> Vec<FileTags<'a>> {
+        names
+            .iter()
+            .zip(tags)
+            .map(|(n, t)| file(n, t, false))
+            .collect()
+    }
+
     fn same(a: &Ranking<'_>, b: &Ranking<'_>) {
         assert_eq!(a.entries, b.entries);
         assert!(a.definition_ranks().eq(b.definition_ranks()));
@@ -163,11 +171,7 @@ mod tests {
     #[test]
     fn a_kept_index_ranks_as_a_fresh_one_for_every_chat_file_and_mention() {
         let (names, tags) = corpus();
-        let files: Vec<FileTags> = names
-            .iter()
-            .zip(&tags)
-            .map(|(n, t)| file(n, t, false))
-            .collect();
+        let files = files_of(&names, &tags);
         let mentions: [&[&str]; 4] = [
             &["name_3", "name_17", "absent"],
             &[],
@@ -205,11 +209,7 @@ mod tests {
     #[test]
     fn an_index_of_other_files_or_tags_is_not_used() {
         let (names, tags) = corpus();
-        let files: Vec<FileTags> = names
-            .iter()
-            .zip(&tags)
-            .map(|(n, t)| file(n, t, false))
-            .collect();
+        let files = files_of(&names, &tags);
         let mut index = RankIndex::build(&files);
         let config = RankConfig::default();
         let copies = tags.clone(); // equal content, other slices
