@@ -370,22 +370,25 @@ impl RepoMap {
         chat_rel: &HashSet<String>,
         budget: usize,
     ) -> Option<Fitted> {
-        let items: Vec<MapItem<'_>> = ranking
-            .entries
-            .iter()
-            .map(|e| match e.tag() {
-                Some(tag) => MapItem::Tag(tag),
-                None => MapItem::File(e.rel_fname()),
-            })
-            .collect();
+        let entries = &ranking.entries;
+        // Converted as far as the search reaches (a million entries on the Linux tree).
+        let mut items: Vec<MapItem<'_>> = Vec::new();
         let tokenizer = self.config.tokenizer;
         let renderer: &mut Renderer = &mut self.renderer;
-        let render = |n: usize| renderer.to_tree(&items[..n], chat_rel);
+        let render = |n: usize| {
+            let more = entries[items.len().min(n)..n]
+                .iter()
+                .map(|e| match e.tag() {
+                    Some(tag) => MapItem::Tag(tag),
+                    None => MapItem::File(e.rel_fname()),
+                });
+            items.extend(more);
+            renderer.to_tree(&items[..n], chat_rel)
+        };
+        let n = entries.len();
         match self.config.profile() {
-            Dialect::Aider => {
-                aider_search(items.len(), budget, render, |t| tokenizer.aider_estimate(t))
-            }
-            Dialect::Default => strict_search(items.len(), budget, render, |t| tokenizer.count(t)),
+            Dialect::Aider => aider_search(n, budget, render, |t| tokenizer.aider_estimate(t)),
+            Dialect::Default => strict_search(n, budget, render, |t| tokenizer.count(t)),
         }
     }
 
