@@ -238,15 +238,39 @@ impl FileGraph {
         let mut row: Vec<(u32, f64)> = Vec::new();
         let mut out_weight = Vec::with_capacity(n);
         for u in 0..n {
-            edges.clear();
-            self.for_each_out_edge(index, u as u32, |v, w, _| edges.push((v, w)));
-            row.clear();
-            grouper.group(&edges, &mut row);
+            self.grouped_row(index, u as u32, &mut grouper, &mut edges, &mut row);
             out_weight.push(row_total(&row));
             builder.push_row(&row);
         }
         self.out_weight = out_weight;
         self.adjacency = Adjacency::Exact(builder.finish());
+    }
+
+    /// Node `u`'s out-edges grouped by neighbour, as networkx iterates them, into `row`
+    /// (`edges` is scratch).
+    fn grouped_row(
+        &self,
+        index: &TagIndex<'_>,
+        u: u32,
+        grouper: &mut NeighbourGrouper,
+        edges: &mut Vec<(u32, f64)>,
+        row: &mut Vec<(u32, f64)>,
+    ) {
+        edges.clear();
+        self.for_each_out_edge(index, u, |v, w, _| edges.push((v, w)));
+        row.clear();
+        grouper.group(edges, row);
+    }
+
+    /// File `f`'s self-edge weight and out-weight in the factored form: bundles summed as
+    /// `weight × definers`, in bundle order.
+    fn factored_sums(&self, index: &TagIndex<'_>, f: u32) -> (f64, f64) {
+        let own = self.self_idents(f).len() as f64 * self.self_edge_weight;
+        let mut total = own;
+        for &(i, w) in self.bundles(f) {
+            total += w * index.definers(i).len() as f64;
+        }
+        (own, total)
     }
 
     /// The factored form: no edge is materialised. Out-weights are summed per bundle
@@ -262,16 +286,12 @@ impl FileGraph {
         bundle_start.push(0u32);
         for u in 0..n {
             let f = self.nodes[u];
-            let own = self.self_idents(f).len() as f64 * self.self_edge_weight;
-            let mut total = own;
-            for &(i, w) in self.bundles(f) {
-                total += w * index.definers(i).len() as f64;
-                bundles.push((i, w));
-            }
+            let (own, total) = self.factored_sums(index, f);
+            bundles.extend_from_slice(self.bundles(f));
             bundle_start.push(bundles.len() as u32);
             self_weight.push(own);
             out_weight.push(total);
-            inv_sum.push(if total != 0.0 { 1.0 / total } else { 0.0 });
+            inv_sum.push(inverse(total));
         }
         let n_idents = index.names.len();
         let mut definer_start = Vec::with_capacity(n_idents + 1);
@@ -370,10 +390,8 @@ impl FileGraph {
         let mut edges: Vec<(u32, f64)> = Vec::new();
         let mut rows = Vec::with_capacity(nodes.len());
         for &u in nodes {
-            edges.clear();
-            self.for_each_out_edge(index, u, |v, w, _| edges.push((v, w)));
             let mut row = Vec::new();
-            grouper.group(&edges, &mut row);
+            self.grouped_row(index, u, &mut grouper, &mut edges, &mut row);
             self.out_weight[u as usize] = row_total(&row);
             rows.push((u, row));
         }
@@ -384,20 +402,16 @@ impl FileGraph {
 
     /// The factored adjacency's bundles, out-weights and inverse sums of `nodes`, again.
     fn refactor_rows(&mut self, index: &TagIndex<'_>, nodes: &[u32]) {
-        let Adjacency::Factored(g) = &mut self.adjacency else {
-            return;
-        };
         for &u in nodes {
-            let f = self.nodes[u as usize] as usize;
-            let own = self.self_idents.get(f).len() as f64 * self.self_edge_weight;
-            let mut total = own;
-            let bundles = self.bundles.get(f);
-            for (slot, &(i, w)) in g.bundles.get_mut(u as usize).iter_mut().zip(bundles) {
-                total += w * index.definers(i).len() as f64;
-                *slot = (i, w);
-            }
+            let f = self.nodes[u as usize];
+            let (_, total) = self.factored_sums(index, f);
             self.out_weight[u as usize] = total;
-            g.inv_sum[u as usize] = if total != 0.0 { 1.0 / total } else { 0.0 };
+            if let Adjacency::Factored(g) = &mut self.adjacency {
+                g.bundles
+                    .get_mut(u as usize)
+                    .copy_from_slice(self.bundles.get(f as usize));
+                g.inv_sum[u as usize] = inverse(total);
+            }
         }
     }
 
@@ -453,6 +467,11 @@ impl FileGraph {
         }
         out
     }
+}
+
+/// `1 / total`, or 0 for a node whose out-edges weigh nothing (dangling).
+fn inverse(total: f64) -> f64 {
+    if total != 0.0 { 1.0 / total } else { 0.0 }
 }
 
 /// The sum of a row's weights, added left to right (Python's `sum` over the out-edges).

@@ -105,9 +105,7 @@ impl<'a> TagIndex<'a> {
     pub fn kept_orders(&self, files: &[FileTags<'_>]) -> Option<&NameOrders> {
         self.kept.then(|| {
             self.core.orders.get_or_init(|| NameOrders {
-                files: positions(files.len(), |a, b| {
-                    files[a].rel_fname.cmp(files[b].rel_fname)
-                }),
+                files: name_order(files),
                 idents: positions(self.names.len(), |a, b| self.names[a].cmp(self.names[b])),
             })
         })
@@ -323,8 +321,15 @@ impl IndexBuilder {
     }
 }
 
+/// Each file's position in name order, for tie-breaks without string comparisons.
+pub(crate) fn name_order(files: &[FileTags<'_>]) -> Vec<u32> {
+    positions(files.len(), |a, b| {
+        files[a].rel_fname.cmp(files[b].rel_fname)
+    })
+}
+
 /// Each of `n` items' position in the order `cmp` sorts them.
-pub(crate) fn positions(n: usize, cmp: impl Fn(usize, usize) -> Ordering + Sync) -> Vec<u32> {
+fn positions(n: usize, cmp: impl Fn(usize, usize) -> Ordering + Sync) -> Vec<u32> {
     let mut sorted: Vec<u32> = (0..n as u32).collect();
     sorted.par_sort_unstable_by(|&a, &b| cmp(a as usize, b as usize));
     let mut pos = vec![0u32; n];

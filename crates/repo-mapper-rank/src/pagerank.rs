@@ -176,10 +176,8 @@ impl WeightedDigraph {
             if let Some((_, row)) = next.next_if(|(v, _)| *v as usize == u) {
                 entries.clear();
                 entries.extend(row.iter().copied().filter(|&(v, _)| (v as usize) < n));
-                if !self.sorted_rows {
-                    cxx_sort(&mut entries, |a, b| a.0 < b.0);
-                }
-                self.dangling[u] = !push_normalised_row(&entries, &mut cols, &mut vals);
+                self.dangling[u] =
+                    !push_finished_row(&mut entries, self.sorted_rows, &mut cols, &mut vals);
             } else {
                 let range = self.indptr[u]..self.indptr[u + 1];
                 cols.extend_from_slice(&self.cols[range.clone()]);
@@ -315,10 +313,7 @@ impl RowsBuilder {
                     .copied()
                     .zip(self.vals[range].iter().copied()),
             );
-            if !self.sorted {
-                cxx_sort(&mut entries, |a, b| a.0 < b.0);
-            }
-            *is_dangling = !push_normalised_row(&entries, &mut cols, &mut vals);
+            *is_dangling = !push_finished_row(&mut entries, self.sorted, &mut cols, &mut vals);
             indptr.push(cols.len());
         }
         // Free the builder's buffers before returning.
@@ -333,6 +328,20 @@ impl RowsBuilder {
             sorted_rows: self.sorted,
         }
     }
+}
+
+/// Appends one row as `finish` leaves it: sorted by column unless every row came in
+/// order (`sorted`), then summed and normalised ([`push_normalised_row`]).
+fn push_finished_row(
+    entries: &mut [(u32, f64)],
+    sorted: bool,
+    cols: &mut Vec<u32>,
+    vals: &mut Vec<f64>,
+) -> bool {
+    if !sorted {
+        cxx_sort(entries, |a, b| a.0 < b.0);
+    }
+    push_normalised_row(entries, cols, vals)
 }
 
 /// Appends one sorted row to `cols` and `vals` as scipy leaves it: parallel edges summed

@@ -9,7 +9,7 @@ use rayon::slice::ParallelSliceMut;
 
 use crate::csr::NONE;
 use crate::graph::{FileGraph, GraphInput};
-use crate::index::{TagIndex, positions};
+use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
 use crate::stages::{DefRank, RankedList};
@@ -171,9 +171,8 @@ fn prepare<'r, 'a>(
         .map(|(f, &s)| f.chat && !s)
         .collect();
     let started = Instant::now();
-    let index = kept
-        .and_then(|k| k.over(files))
-        .unwrap_or_else(|| TagIndex::build(files, &skip));
+    // `kept` fits the files: `rank_with` checked.
+    let index = kept.map_or_else(|| TagIndex::build(files, &skip), |k| k.over(files));
     let indexed = Instant::now();
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.anchor_weight_multiplier;
@@ -387,13 +386,6 @@ fn total_order_key(x: f64) -> u64 {
     let bits = x.to_bits() as i64;
     let ordered = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
     (ordered as u64) ^ (1 << 63)
-}
-
-/// Each file's position in name order, for tie-breaks without string comparisons.
-fn name_order(files: &[FileTags<'_>]) -> Vec<u32> {
-    positions(files.len(), |a, b| {
-        files[a].rel_fname.cmp(files[b].rel_fname)
-    })
 }
 
 #[cfg(test)]

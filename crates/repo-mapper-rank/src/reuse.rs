@@ -14,9 +14,10 @@ use crate::rank::duplicate_flags;
 /// Indexing hashes every tag name: the largest step before PageRank on a large repository,
 /// and building the graph the next. A long-lived session (an MCP server) builds the index
 /// once and passes it to every ranking of the same files; each re-weights the kept graph
-/// where its chat files and mentioned identifiers differ from the last one's. Whether an index fits a request is decided by identity, not
-/// content: the same paths in the same order, with the very same tag slices (address and
-/// length). Keep the tags alive and unchanged while the index is kept; then an index that
+/// where its chat files and mentioned identifiers differ from the last one's.
+///
+/// Whether an index fits a request is decided by identity, not content: the same paths in
+/// the same order, with the very same tag slices (address and length). Keep the tags alive and unchanged while the index is kept; then an index that
 /// fits is exactly the one the files would get, and one that does not is ignored.
 ///
 /// ```
@@ -105,10 +106,10 @@ impl RankIndex {
         self.files.len() == files.len() && self.files.iter().zip(files).all(|(i, f)| i.is(f))
     }
 
-    /// The index over `files`, if it fits them.
-    pub(crate) fn over<'a>(&self, files: &[FileTags<'a>]) -> Option<TagIndex<'a>> {
-        self.fits(files)
-            .then(|| TagIndex::over(Arc::clone(&self.core), files))
+    /// The index over `files`, which it must [fit](RankIndex::fits) (`rank_with` checks
+    /// once, before it takes the graph).
+    pub(crate) fn over<'a>(&self, files: &[FileTags<'a>]) -> TagIndex<'a> {
+        TagIndex::over(Arc::clone(&self.core), files)
     }
 }
 

@@ -180,6 +180,8 @@ impl RepoMap {
             Changes::Unknown => return None,
         };
         paths.extend(kept.admitted.links.iter().cloned());
+        paths.sort_unstable();
+        paths.dedup(); // a symlink the watch also named
         if !paths.is_empty() {
             self.recheck(Arc::make_mut(&mut kept.admitted), &paths)?;
         }
