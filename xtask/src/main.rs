@@ -7,6 +7,7 @@
 //! * `fuzz [--seconds N] [--seed S] [--time-limit-ms M]`: fuzz extraction and rendering
 //!   with hostile input (issue 12).
 //! * `mentions`: message mentions against Aider's (issue 15).
+//! * `relevance`: do maps show the files real commits modified? Against Aider (issue 16).
 //! * `mcp-client`: the MCP server through the Python SDK's client (issue 15).
 //! * `man`: the man page, from the command's own definition (clap_mangen).
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
@@ -20,6 +21,7 @@ mod lint;
 mod mcp_client;
 mod mentions;
 mod parity;
+mod relevance;
 mod scale;
 mod vendor;
 
@@ -51,6 +53,7 @@ fn run() -> Result<()> {
         "fuzz" => fuzz::run(rest),
         "lint" => lint::run(rest),
         "mentions" => mentions::run(rest),
+        "relevance" => relevance::run(rest),
         "mcp-client" => mcp_client::run(rest),
         "man" => man(rest),
         "help" | "--help" | "-h" => {
@@ -93,6 +96,10 @@ commands:
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
   mentions                       the mentions derived from real commit messages (fixtures/mentions/)
                                  against Aider 0.86.2's own Coder methods; fails on any difference
+  relevance [--mirror DIR] [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE]
+                                 maps against the files real commits modified, for stock Aider
+                                 and our profiles (docs/relevance.md); repositories are read
+                                 from DIR/owner+name (default ../.mirror)
   mcp-client                     `repo-mapper mcp` through the official MCP Python SDK (pip, once)
   man                            write the man page to target/man/repo-mapper.1
   lint                           house rules clippy does not check: no function over 80 lines

@@ -1,0 +1,312 @@
+//! The benchmark's tasks, read from git history: which commits qualify, what each
+//! modified, and the repository as it was at the parent.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail, ensure};
+
+/// One public repository of the benchmark, at a pinned commit.
+pub struct Repo {
+    /// Short name, used in tables and paths.
+    pub name: &'static str,
+    /// `owner/name` on GitHub.
+    pub github: &'static str,
+    /// The main language.
+    pub language: &'static str,
+    /// The commit the history is read back from.
+    pub pin: &'static str,
+}
+
+/// The repositories: at least one per language the issue names, mid-sized, with long
+/// first-parent histories of plain commits.
+pub const REPOS: &[Repo] = &[
+    Repo {
+        name: "rich",
+        github: "Textualize/rich",
+        language: "Python",
+        pin: "42899d8a0a96b121a514516f4be9db44ff7aeaf3",
+    },
+    Repo {
+        name: "flask",
+        github: "pallets/flask",
+        language: "Python",
+        pin: "2ac89889f4cc330eabd50f295dcef02828522c69",
+    },
+    Repo {
+        name: "fzf",
+        github: "junegunn/fzf",
+        language: "Go",
+        pin: "956562daaa82ddf55ea8f7aeab56883377b742c6",
+    },
+    Repo {
+        name: "ripgrep",
+        github: "BurntSushi/ripgrep",
+        language: "Rust",
+        pin: "3fce3b5bb0236da2df6d99672afb8a719642eca7",
+    },
+    Repo {
+        name: "hono",
+        github: "honojs/hono",
+        language: "TypeScript",
+        pin: "28a9c128912de19f3fb28b00ae289c9b93f6f392",
+    },
+    Repo {
+        name: "axios",
+        github: "axios/axios",
+        language: "JavaScript",
+        pin: "23a25af0688d1db2c396deb09229d2271cc24f6c",
+    },
+    Repo {
+        name: "jq",
+        github: "jqlang/jq",
+        language: "C",
+        pin: "579e6f76cffd7643ba4002a2c3618a5ea710589a",
+    },
+];
+
+/// One task: a commit, its message, and the files it modified.
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub commit: String,
+    pub parent: String,
+    /// The whole commit message, trimmed.
+    pub message: String,
+    /// The non-test, non-doc source files the commit modified (all existed at the
+    /// parent), most changed lines first, ties by path.
+    pub modified: Vec<String>,
+}
+
+/// Extensions of the source files the benchmark counts (the languages of its repositories
+/// and their neighbours).
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "py", "go", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "c", "h", "cc",
+    "cpp", "hpp", "java", "rb",
+];
+
+/// Directory names whose files are tests, benchmarks, examples or documentation.
+const NON_SOURCE_DIRS: &[&str] = &[
+    "test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "fixtures", "e2e",
+    "bench", "benches", "benchmark", "benchmarks", "doc", "docs", "documentation", "example",
+    "examples",
+];
+
+/// Whether `path` is a source file (by extension), tests included.
+pub fn is_source(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+}
+
+/// Whether `path` is a test, benchmark, example or documentation file.
+pub fn is_test_or_doc(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    if parts.iter().any(|d| NON_SOURCE_DIRS.contains(d)) {
+        return true;
+    }
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || stem == "test"
+        || stem == "conftest"
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+/// Runs git in `dir`, returning stdout.
+pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "core.quotepath=off"])
+        .args(args)
+        .output()
+        .context("running git")?;
+    ensure!(
+        out.status.success(),
+        "git {} in {}: {}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    Ok(String::from_utf8(out.stdout)?)
+}
+
+/// The benchmark's clone of `repo` (made from the mirror the first time), holding `pin`.
+pub fn clone(repo: &Repo, mirror: &Path, clones: &Path) -> Result<PathBuf> {
+    let dir = clones.join(repo.name);
+    if !dir.join(".git").exists() {
+        let source = mirror_git_dir(repo, mirror)?;
+        std::fs::create_dir_all(clones)?;
+        git(
+            clones,
+            &["clone", "-q", "--no-checkout", &path_str(&source)?, repo.name],
+        )?;
+    }
+    let pinned = format!("{}^{{commit}}", repo.pin);
+    if git(&dir, &["cat-file", "-e", &pinned]).is_err() {
+        bail!(
+            "{}: commit {} is not in {} (fetch a newer copy of github.com/{})",
+            repo.name,
+            repo.pin,
+            dir.display(),
+            repo.github
+        );
+    }
+    Ok(dir.canonicalize()?)
+}
+
+/// `MIRROR/owner+name/repo` (a snapshot as the fetch tool leaves it), `MIRROR/owner+name`
+/// or `MIRROR/name`: any git directory or clone of the repository.
+fn mirror_git_dir(repo: &Repo, mirror: &Path) -> Result<PathBuf> {
+    let flat = repo.github.replace('/', "+");
+    let candidates = [
+        mirror.join(&flat).join("repo"),
+        mirror.join(&flat),
+        mirror.join(repo.name),
+    ];
+    candidates
+        .into_iter()
+        .find(|c| c.join("HEAD").exists() || c.join(".git").exists())
+        .with_context(|| {
+            format!(
+                "{}: no copy of github.com/{} under {} (clone it there as {flat})",
+                repo.name,
+                repo.github,
+                mirror.display()
+            )
+        })
+}
+
+fn path_str(p: &Path) -> Result<String> {
+    p.to_str()
+        .map(str::to_owned)
+        .with_context(|| format!("{} is not UTF-8", p.display()))
+}
+
+/// The first `count` qualifying commits walking back from the pin along first parents:
+/// not merges, a subject of at least four words, and 2–6 modified non-test, non-doc
+/// source files (status `M`: each existed at the parent).
+pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
+    let log = git(
+        dir,
+        &[
+            "log",
+            "--first-parent",
+            "--no-merges",
+            "--no-renames",
+            "--raw",
+            "--numstat",
+            "--format=commit %H %P%n%s",
+            repo.pin,
+        ],
+    )?;
+    let mut tasks = Vec::new();
+    for chunk in log.split("commit ").filter(|c| !c.is_empty()) {
+        if let Some(mut task) = qualify(chunk) {
+            task.message = git(dir, &["log", "-1", "--format=%B", &task.commit])?
+                .trim()
+                .to_owned();
+            tasks.push(task);
+            if tasks.len() == count {
+                break;
+            }
+        }
+    }
+    Ok(tasks)
+}
+
+/// Parses one commit of the log; `Some` when it qualifies (message still empty).
+fn qualify(chunk: &str) -> Option<Task> {
+    let mut lines = chunk.lines();
+    let mut ids = lines.next()?.split(' ');
+    let (commit, parent) = (ids.next()?.to_owned(), ids.next()?.to_owned());
+    let subject = lines.next()?;
+    if subject.split_whitespace().count() < 4 {
+        return None;
+    }
+    let mut modified = Vec::new();
+    let mut changed = std::collections::HashMap::new();
+    for line in lines {
+        if let Some(raw) = line.strip_prefix(':') {
+            let (meta, path) = raw.split_once('\t')?;
+            if meta.ends_with(" M") && is_source(path) && !is_test_or_doc(path) {
+                modified.push(path.to_owned());
+            }
+        } else if let [added, deleted, path] = line.splitn(3, '\t').collect::<Vec<_>>()[..] {
+            let n = added.parse::<u64>().unwrap_or(0) + deleted.parse::<u64>().unwrap_or(0);
+            changed.insert(path.to_owned(), n);
+        }
+    }
+    if !(2..=6).contains(&modified.len()) {
+        return None;
+    }
+    modified.sort_by(|a, b| changed.get(b).cmp(&changed.get(a)).then_with(|| a.cmp(b)));
+    Some(Task {
+        commit,
+        parent,
+        message: String::new(),
+        modified,
+    })
+}
+
+/// Checks out `parent` (clean) and lists its tracked regular files.
+pub fn checkout(dir: &Path, parent: &str) -> Result<Vec<String>> {
+    git(dir, &["checkout", "-q", "-f", "--detach", parent])?;
+    git(dir, &["clean", "-q", "-f", "-f", "-d", "-x"])?;
+    let listing = git(dir, &["ls-files", "-s"])?;
+    let files = listing
+        .lines()
+        .filter_map(|line| {
+            let (meta, path) = line.split_once('\t')?;
+            let regular = meta.starts_with("100644") || meta.starts_with("100755");
+            (regular && dir.join(path).is_file()).then(|| path.to_owned())
+        })
+        .collect();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_and_docs_are_told_apart_from_source() {
+        for path in [
+            "tests/test_console.py",
+            "src/foo_test.go",
+            "src/app.test.ts",
+            "docs/conf.py",
+            "lib/__tests__/x.js",
+            "conftest.py",
+            "benches/a.rs",
+        ] {
+            assert!(is_test_or_doc(path), "{path}");
+        }
+        for path in ["rich/console.py", "src/main.rs", "src/hono.ts", "src/jv.c"] {
+            assert!(!is_test_or_doc(path) && is_source(path), "{path}");
+        }
+        assert!(!is_source("README.md") && !is_source(".py"));
+    }
+
+    #[test]
+    fn a_commit_qualifies_by_subject_and_modified_sources() {
+        let chunk = "abc def\nFix the width of tables\n\n\
+            :100644 100644 1 2 M\trich/table.py\n\
+            :100644 100644 1 2 M\trich/console.py\n\
+            :000000 100644 0 2 A\trich/new.py\n\
+            :100644 100644 1 2 M\ttests/test_table.py\n\
+            3\t1\trich/table.py\n10\t2\trich/console.py\n5\t0\trich/new.py\n1\t1\ttests/test_table.py\n";
+        let task = qualify(chunk).expect("qualifies");
+        assert_eq!(task.modified, ["rich/console.py", "rich/table.py"]);
+        assert_eq!((task.commit.as_str(), task.parent.as_str()), ("abc", "def"));
+        let short = chunk.replace("Fix the width of tables", "Fix tables");
+        assert!(qualify(&short).is_none());
+        let one = chunk.replace("M\trich/console.py", "A\trich/console.py");
+        assert!(qualify(&one).is_none());
+    }
+}

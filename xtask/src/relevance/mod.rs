@@ -1,0 +1,335 @@
+//! `cargo xtask relevance`: does the map show the files a change needed? Measured on real
+//! history (issue 16): the task is a commit's message, the answer the source files it
+//! modified, the repository as it was at the parent.
+//!
+//! For each repository of [`history::REPOS`] (read from a local copy: `--mirror DIR`), the
+//! first `--commits N` qualifying commits back from the pinned one ([`history::tasks`]);
+//! for each, two scenarios (S1: the message alone; S2: the most-changed modified file in
+//! the chat, and the message) at each budget, answered by three systems on the same file
+//! list: stock Aider 0.86.2 (`xtask/python/aider_relevance.py`), our aider profile given
+//! Aider's mentions, our default profile given the message. Writes every scored call to
+//! `target/relevance/relevance.json` and prints the tables and the issue's goal.
+//!
+//! Runs optimised: a debug build re-runs itself with `cargo run --release`.
+
+mod history;
+mod score;
+mod systems;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use repo_mapper::{Mentions, Profile};
+use serde::{Deserialize, Serialize};
+
+use crate::parity::tools::venv_python;
+use crate::workspace_root;
+use history::{REPOS, Repo, Task};
+use score::Row;
+use systems::{Aider, Hints, Ours, Question};
+
+const BUDGETS: [usize; 2] = [1024, 4096];
+
+struct Args {
+    mirror: PathBuf,
+    commits: usize,
+    repos: Vec<String>,
+    reuse_aider: bool,
+    out: PathBuf,
+}
+
+/// Everything one run measured.
+#[derive(Serialize, Deserialize, Default)]
+struct Artifact {
+    aider: String,
+    repo_mapper_commit: String,
+    budgets: Vec<usize>,
+    commits_per_repo: usize,
+    repos: Vec<RepoRecord>,
+    rows: Vec<Row>,
+    /// Aider's mentions per (repo, commit, scenario): what the aider profile was given.
+    mentions: Vec<MentionRecord>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RepoRecord {
+    name: String,
+    github: String,
+    language: String,
+    pin: String,
+    tasks: Vec<TaskRecord>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TaskRecord {
+    commit: String,
+    parent: String,
+    message: String,
+    modified: Vec<String>,
+    files: usize,
+}
+
+#[derive(Serialize, Deserialize, Clone)]
+struct MentionRecord {
+    repo: String,
+    commit: String,
+    scenario: String,
+    files: Vec<String>,
+    idents: Vec<String>,
+}
+
+pub fn run(rest: &[String]) -> Result<()> {
+    if cfg!(debug_assertions) {
+        return rerun_optimised(rest);
+    }
+    let args = parse(rest)?;
+    let previous = args.reuse_aider.then(|| load(&args.out)).transpose()?;
+    let mut artifact = Artifact {
+        aider: "aider-chat 0.86.2 (stock)".into(),
+        repo_mapper_commit: head_commit(),
+        budgets: BUDGETS.to_vec(),
+        commits_per_repo: args.commits,
+        ..Artifact::default()
+    };
+    let mut runner = Runner::new(previous.as_ref())?;
+    let clones = workspace_root().join("target/relevance/repos");
+    for repo in REPOS
+        .iter()
+        .filter(|r| args.repos.is_empty() || args.repos.iter().any(|n| n == r.name))
+    {
+        let dir = history::clone(repo, &args.mirror, &clones)?;
+        let tasks = history::tasks(&dir, repo, args.commits)?;
+        eprintln!("relevance: {}: {} tasks", repo.name, tasks.len());
+        let record = runner.repo(repo, &dir, tasks, &mut artifact)?;
+        artifact.repos.push(record);
+    }
+    std::fs::create_dir_all(args.out.parent().context("output directory")?)?;
+    std::fs::write(&args.out, serde_json::to_string(&artifact)?)?;
+    let (report, _) = report(&artifact);
+    println!("{report}");
+    eprintln!("relevance: wrote {}", args.out.display());
+    Ok(())
+}
+
+/// The tables and the goal, as text; and whether the goal holds.
+fn report(a: &Artifact) -> (String, bool) {
+    let names: Vec<String> = a.repos.iter().map(|r| r.name.clone()).collect();
+    let (goal, ok) = score::goal(&a.rows, &names);
+    let text = format!(
+        "Pooled over {} tasks ({} repositories):\n\n{}\nPer repository, budget 1024:\n\n{}\n{goal}",
+        a.repos.iter().map(|r| r.tasks.len()).sum::<usize>(),
+        a.repos.len(),
+        score::pooled_table(&a.rows, &a.budgets),
+        score::repo_table(&a.rows, &names, 1024),
+    );
+    (text, ok)
+}
+
+fn rerun_optimised(rest: &[String]) -> Result<()> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(workspace_root())
+        .args(["run", "--release", "--quiet", "-p", "xtask", "--", "relevance"])
+        .args(rest)
+        .status()
+        .context("running the optimised xtask")?;
+    if !status.success() {
+        bail!("cargo xtask relevance failed");
+    }
+    Ok(())
+}
+
+fn parse(rest: &[String]) -> Result<Args> {
+    let mut args = Args {
+        mirror: workspace_root().join("../.mirror"),
+        commits: 25,
+        repos: Vec::new(),
+        reuse_aider: false,
+        out: workspace_root().join("target/relevance/relevance.json"),
+    };
+    let mut it = rest.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().with_context(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--mirror" => args.mirror = PathBuf::from(value()?),
+            "--commits" => args.commits = value()?.parse()?,
+            "--repo" => args.repos.push(value()?.clone()),
+            "--out" => args.out = PathBuf::from(value()?),
+            "--reuse-aider" => args.reuse_aider = true,
+            other => bail!(
+                "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
+                 [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE]"
+            ),
+        }
+    }
+    Ok(args)
+}
+
+fn load(path: &Path) -> Result<Artifact> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--reuse-aider reads {}", path.display()))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+fn head_commit() -> String {
+    history::git(&workspace_root(), &["rev-parse", "HEAD"])
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The three systems, and Aider's earlier answers when they are reused.
+struct Runner {
+    aider: Option<Aider>,
+    python: Option<PathBuf>,
+    reused: HashMap<(String, String, String), (MentionRecord, Vec<Row>)>,
+    ours_aider: Ours,
+    ours_default: Ours,
+}
+
+impl Runner {
+    fn new(previous: Option<&Artifact>) -> Result<Runner> {
+        let mut reused = HashMap::new();
+        if let Some(prev) = previous {
+            for m in &prev.mentions {
+                let rows = prev
+                    .rows
+                    .iter()
+                    .filter(|r| {
+                        r.system == "aider-stock"
+                            && (&r.repo, &r.commit, &r.scenario) == (&m.repo, &m.commit, &m.scenario)
+                    })
+                    .cloned()
+                    .collect();
+                let key = (m.repo.clone(), m.commit.clone(), m.scenario.clone());
+                reused.insert(key, (m.clone(), rows));
+            }
+        }
+        Ok(Runner {
+            aider: None,
+            python: None,
+            reused,
+            ours_aider: Ours::new(Profile::Aider),
+            ours_default: Ours::new(Profile::Default),
+        })
+    }
+
+    /// Every task of one repository.
+    fn repo(
+        &mut self,
+        repo: &Repo,
+        dir: &Path,
+        tasks: Vec<Task>,
+        artifact: &mut Artifact,
+    ) -> Result<RepoRecord> {
+        let mut records = Vec::new();
+        let total = tasks.len();
+        for (i, task) in tasks.into_iter().enumerate() {
+            let files = history::checkout(dir, &task.parent)?;
+            for scenario in ["S1", "S2"] {
+                let chat = match scenario {
+                    "S1" => vec![],
+                    _ => vec![task.modified[0].clone()],
+                };
+                let q = Question {
+                    root: dir,
+                    files: &files,
+                    chat: &chat,
+                    message: &task.message,
+                };
+                self.task(repo, &task, scenario, &q, artifact)?;
+            }
+            eprintln!("relevance: {} {}/{total}", repo.name, i + 1);
+            records.push(TaskRecord {
+                commit: task.commit,
+                parent: task.parent,
+                message: task.message,
+                modified: task.modified,
+                files: files.len(),
+            });
+        }
+        Ok(RepoRecord {
+            name: repo.name.into(),
+            github: repo.github.into(),
+            language: repo.language.into(),
+            pin: repo.pin.into(),
+            tasks: records,
+        })
+    }
+
+    /// One task in one scenario: every system at every budget, scored.
+    fn task(
+        &mut self,
+        repo: &Repo,
+        task: &Task,
+        scenario: &str,
+        q: &Question,
+        artifact: &mut Artifact,
+    ) -> Result<()> {
+        let targets: Vec<String> = task
+            .modified
+            .iter()
+            .filter(|f| !q.chat.contains(f))
+            .cloned()
+            .collect();
+        let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets)?;
+        let key = |system| [repo.name, task.commit.as_str(), scenario, system];
+        artifact.rows.extend(aider_rows);
+        for budget in BUDGETS {
+            let mut given = Mentions::default();
+            given.files = mentions.files.iter().cloned().collect();
+            given.idents = mentions.idents.iter().cloned().collect();
+            let a = self.ours_aider.ask(q, Hints::Mentions(&given), budget);
+            artifact
+                .rows
+                .push(Row::score(key("ours-aider"), budget, &targets, a));
+            let d = self.ours_default.ask(q, Hints::Message, budget);
+            artifact
+                .rows
+                .push(Row::score(key("ours-default"), budget, &targets, d));
+        }
+        artifact.mentions.push(mentions);
+        Ok(())
+    }
+
+    /// Aider's scored rows and mentions for one task and scenario: reused, or asked.
+    fn aider_rows(
+        &mut self,
+        repo: &Repo,
+        task: &Task,
+        scenario: &str,
+        q: &Question,
+        targets: &[String],
+    ) -> Result<(MentionRecord, Vec<Row>)> {
+        let key = (repo.name.to_owned(), task.commit.clone(), scenario.to_owned());
+        if let Some(hit) = self.reused.get(&key) {
+            return Ok(hit.clone());
+        }
+        if self.aider.is_none() {
+            let python = match &self.python {
+                Some(p) => p.clone(),
+                None => venv_python()?,
+            };
+            self.aider = Some(Aider::start(&python)?);
+            self.python = Some(python);
+        }
+        let aider = self.aider.as_mut().expect("started");
+        let answers = aider.ask(q, &BUDGETS)?;
+        let rows = BUDGETS
+            .iter()
+            .zip(answers.answers)
+            .map(|(&budget, a)| {
+                let k = [repo.name, task.commit.as_str(), scenario, "aider-stock"];
+                Row::score(k, budget, targets, a)
+            })
+            .collect();
+        let mentions = MentionRecord {
+            repo: key.0,
+            commit: key.1,
+            scenario: key.2,
+            files: answers.mentions.files.into_iter().collect(),
+            idents: answers.mentions.idents.into_iter().collect(),
+        };
+        Ok((mentions, rows))
+    }
+}
