@@ -129,7 +129,7 @@ fn run(settings: Settings) -> Result<(), Failure> {
         None => (map.map(&settings.request), None),
         Some(message) => {
             let mentions = map.mentions(&settings.request, message);
-            let mut request = settings.request.clone();
+            let mut request = settings.request.clone().with_message(message.clone());
             request
                 .mentioned_files
                 .extend(mentions.files.iter().cloned());

@@ -55,7 +55,8 @@ impl Tools {
         let request = request(&root, p, &mut live)?;
         let map = &mut live.map;
         let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
-        let request = with_mentions(request, mentions.as_ref());
+        let mut request = with_mentions(request, mentions.as_ref());
+        request.message = p.message.clone();
         let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
         map.set_budget(budget, p.max_context_window);
         let chat: HashSet<String> = request

@@ -71,6 +71,7 @@ mod intern;
 pub mod pagerank;
 mod personalize;
 mod rank;
+mod relevance;
 mod reuse;
 mod stages;
 
@@ -80,6 +81,7 @@ use std::time::Duration;
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank, rank_with};
+pub use relevance::{Relevance, is_auxiliary, query_terms};
 pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind};
 pub use reuse::RankIndex;
 
@@ -172,6 +174,9 @@ pub struct RankRequest<'a> {
     /// Scoped anchors `(file, identifier)`: the file is a seed and always listed, the
     /// identifier counts as mentioned (SPEC §7.1a).
     pub anchor_scoped: Vec<(&'a str, &'a str)>,
+    /// The terms of the user's message ([`query_terms`]), read by
+    /// [`RankConfig::relevance`]'s lexical score; the SPEC's ranking ignores them.
+    pub query: Vec<&'a str>,
 }
 
 impl<'a> RankRequest<'a> {
@@ -204,6 +209,10 @@ pub struct RankConfig {
     /// Drop bare file entries whose PageRank is at most [`EXCLUDE_UNRANKED_THRESHOLD`]
     /// (`exclude_unranked`, default false; SPEC §7.5 step 6).
     pub exclude_unranked: bool,
+    /// Departures from the SPEC's ranking: none by default ([`Relevance::SPEC`]);
+    /// [`Relevance::MEASURED`] those measured to find what a task needs. Read in
+    /// [`Dialect::Default`] only: the Aider dialect ranks as Aider does.
+    pub relevance: Relevance,
     /// Largest graph, in edges, for which PageRank builds networkx's matrix and matches
     /// networkx bit for bit (default 5,000,000, about 120 MB at the peak). Larger graphs —
     /// a common name defined in thousands of files and referenced in thousands more makes
@@ -220,6 +229,7 @@ impl Default for RankConfig {
             pagerank: PageRankParams::default(),
             anchor_weight_multiplier: 10.0,
             exclude_unranked: false,
+            relevance: Relevance::SPEC,
             exact_edge_limit: 5_000_000,
         }
     }

@@ -12,10 +12,11 @@ use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
+use crate::relevance::{Relevance, is_auxiliary, lexical_scores};
 use crate::stages::{DefRank, RankedList};
 use crate::{
-    DefinitionRanks, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig, RankIndex,
-    RankRequest, RankTimings, Ranking,
+    DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
+    RankIndex, RankRequest, RankTimings, Ranking,
 };
 
 /// Ranks the request's files and definitions (SPEC §6–§8). See the crate docs.
@@ -67,6 +68,7 @@ fn rank_prepared<'a>(
             |o| Cow::Borrowed(&o.files[..]),
         );
         def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
+        reweigh_definitions(&mut def_ranks, request, &prep, relevance(config));
         sort_like_aider(
             &mut def_ranks,
             &file_ord,
@@ -82,7 +84,9 @@ fn rank_prepared<'a>(
         }
     }
     let others = &request.other_rel_fnames;
-    list.prepend_important_files(files, others, config.dialect, &file_ranks);
+    if relevance(config).important_first {
+        list.prepend_important_files(files, others, config.dialect, &file_ranks);
+    }
     list.move_anchors_to_front(&prep.forced, &file_ranks);
     let timings = RankTimings {
         pagerank: ranked - started,
@@ -139,6 +143,8 @@ struct Prepared<'r, 'a> {
     file_pers: Vec<f64>,
     /// Files to force to the front (§7.1b), in anchor order, deduplicated.
     forced: Vec<&'a str>,
+    /// Per file: lexical score against the message's terms, 0–1 (empty when not read).
+    lexical: Vec<f64>,
     /// Time spent building the index and the graph.
     timings: RankTimings,
 }
@@ -177,7 +183,21 @@ fn prepare<'r, 'a>(
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
-    let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
+    let (mut personalization, mut file_pers) =
+        personalization(request, &skip, &anchors, personalize);
+    let relevance = relevance(config);
+    let lexical = if relevance.lexical() && !request.query.is_empty() {
+        lexical_scores(files, &index, &request.query, relevance.path_weight)
+    } else {
+        Vec::new()
+    };
+    let restart = personalize * relevance.lexical_restart;
+    for ((file, &score), pers) in files.iter().zip(&lexical).zip(&mut file_pers) {
+        if score > 0.0 && restart > 0.0 {
+            *pers += restart * score;
+            *personalization.entry(file.rel_fname).or_insert(0.0) += restart * score;
+        }
+    }
     let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config, kept_graph);
     let timings = RankTimings {
         index: indexed - started,
@@ -192,7 +212,44 @@ fn prepare<'r, 'a>(
         personalization,
         file_pers,
         forced: anchors.forced,
+        lexical,
         timings,
+    }
+}
+
+/// The departures from the SPEC in force: none in the Aider dialect.
+fn relevance(config: &RankConfig) -> Relevance {
+    match config.dialect {
+        Dialect::Default => config.relevance,
+        Dialect::Aider => Relevance::SPEC,
+    }
+}
+
+/// [`Relevance`]'s definition factors: the lexical boost, and auxiliary files (tests,
+/// docs, examples) not mentioned down-weighted.
+fn reweigh_definitions(
+    def_ranks: &mut [DefRank],
+    request: &RankRequest<'_>,
+    prep: &Prepared<'_, '_>,
+    relevance: Relevance,
+) {
+    if prep.lexical.is_empty() && relevance.test_factor == 1.0 {
+        return;
+    }
+    let factors: Vec<f64> = prep
+        .files
+        .iter()
+        .enumerate()
+        .map(|(fi, file)| {
+            let lexical = prep.lexical.get(fi).copied().unwrap_or(0.0);
+            let named = request.mentioned_fnames.contains(file.rel_fname);
+            let aux = !named && is_auxiliary(file.rel_fname);
+            let aux_factor = if aux { relevance.test_factor } else { 1.0 };
+            (1.0 + relevance.lexical_boost * lexical) * aux_factor
+        })
+        .collect();
+    for d in def_ranks {
+        d.rank *= factors[d.file as usize];
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use proptest::prelude::*;
 use repo_mapper_rank::{
     Dialect, FileTags, GraphEdge, PageRankOutcome, RankConfig, RankRequest, RankedItem, Ranking,
-    Stage, Tag, TagKind, graph_edges, rank,
+    Relevance, Stage, Tag, TagKind, graph_edges, query_terms, rank,
 };
 
 // ---- helpers -------------------------------------------------------------------------
@@ -616,6 +616,115 @@ fn important_files_by_dialect() {
             .any(|e| e.1 == "docs/README.md" && e.0 == Stage::OtherFile)
     );
     assert_eq!(aider.entries.len(), default.entries.len());
+}
+
+// ---- the default profile's departures (Relevance) ---------------------------------------
+
+/// Files in list order, each once.
+fn file_order<'a>(ranking: &Ranking<'a>) -> Vec<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    ranking
+        .entries
+        .iter()
+        .map(|e| e.rel_fname())
+        .filter(|f| seen.insert(*f))
+        .collect()
+}
+
+/// One departure on, the others as the SPEC has them.
+fn only(set: impl FnOnce(&mut Relevance)) -> RankConfig {
+    let mut config = RankConfig::default();
+    set(&mut config.relevance);
+    config
+}
+
+/// Three definers referenced by `app.py`, `src/billing.py` least: the message names it.
+fn lookalikes() -> Repo {
+    Repo::new(&[
+        (
+            "app.py",
+            false,
+            "ref:Parser ref:Parser ref:Invoice ref:Cache ref:Cache",
+        ),
+        ("src/parse.py", false, "def:Parser"),
+        ("src/billing.py", false, "def:Invoice ref:Cache"),
+        ("src/store.py", false, "def:Cache"),
+    ])
+}
+
+#[test]
+fn the_message_words_lift_the_files_whose_path_or_names_match() {
+    let repo = lookalikes();
+    let terms = query_terms("Invoice lines are rounded twice");
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    let spec = rank(&req, &RankConfig::default());
+    assert_ne!(
+        file_order(&spec)[0],
+        "src/billing.py",
+        "the SPEC reads no message"
+    );
+    let boosted = rank(&req, &only(|r| r.lexical_boost = 10.0));
+    assert_eq!(file_order(&boosted)[0], "src/billing.py");
+    // The restart seeds PageRank at the matching file (which lifts what it uses).
+    assert!(!spec.personalization.contains_key("src/billing.py"));
+    let restarted = rank(&req, &only(|r| r.lexical_restart = 10.0));
+    assert!(restarted.personalization["src/billing.py"] > 0.0);
+    assert!(!restarted.personalization.contains_key("src/parse.py"));
+    // No message: the same ranking as the SPEC's.
+    let plain = rank(&repo.request(), &only(|r| *r = Relevance::MEASURED));
+    assert_eq!(
+        listed(&plain),
+        listed(&rank(&repo.request(), &RankConfig::default()))
+    );
+}
+
+#[test]
+fn the_aider_dialect_ignores_the_departures() {
+    let repo = lookalikes();
+    let terms = query_terms("Invoice lines");
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    let mut config = RankConfig::with_dialect(Dialect::Aider);
+    config.relevance = Relevance::MEASURED;
+    assert_eq!(
+        listed(&rank(&req, &config)),
+        listed(&rank(&req, &RankConfig::with_dialect(Dialect::Aider)))
+    );
+}
+
+#[test]
+fn tests_and_docs_are_down_weighted_unless_mentioned() {
+    let repo = Repo::new(&[
+        ("app.py", false, "ref:check_a ref:check_b"),
+        ("tests/test_a.py", false, "def:check_a"),
+        ("src/b.py", false, "def:check_b"),
+    ]);
+    let spec = rank(&repo.request(), &RankConfig::default());
+    assert_eq!(
+        file_order(&spec)[0],
+        "tests/test_a.py",
+        "name order breaks the tie"
+    );
+    let config = only(|r| r.test_factor = 0.25);
+    assert_eq!(file_order(&rank(&repo.request(), &config))[0], "src/b.py");
+    let mut req = repo.request();
+    req.mentioned_fnames.insert("tests/test_a.py");
+    assert_eq!(file_order(&rank(&req, &config))[0], "tests/test_a.py");
+}
+
+#[test]
+fn important_files_stay_where_they_rank_unless_first_is_asked() {
+    let repo = Repo::new(&[
+        ("lib.py", false, "def:helper"),
+        ("main.py", false, "ref:helper"),
+    ]);
+    let mut req = repo.request();
+    req.other_rel_fnames.push("README.md");
+    let spec = rank(&req, &RankConfig::default());
+    assert_eq!(file_order(&spec)[0], "README.md");
+    let ranked = rank(&req, &only(|r| r.important_first = false));
+    assert_eq!(file_order(&ranked), ["lib.py", "main.py", "README.md"]);
 }
 
 // ---- edge cases ----------------------------------------------------------------------

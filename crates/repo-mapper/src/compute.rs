@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use repo_mapper_rank::{FileTags, RankRequest, Ranking, rank, rank_with};
+use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank, rank_with};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, open_store, scan,
@@ -68,10 +68,14 @@ impl RepoMap {
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
         let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
-        let ranking = self.rank(
-            &rank_request(request, &admitted, &scanned, &rel_names),
-            &scanned.tags,
-        );
+        let terms = request
+            .message
+            .as_deref()
+            .map(query_terms)
+            .unwrap_or_default();
+        let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
+        ranked.query = terms.iter().map(String::as_str).collect();
+        let ranking = self.rank(&ranked, &scanned.tags);
         let fit_started = Instant::now();
         let fitted = self.fit(&ranking, &rel_names.chat, budget);
         let reporting = Instant::now();
@@ -128,7 +132,7 @@ impl RepoMap {
     }
 
     fn profile(&self) -> Dialect {
-        self.config.profile()
+        self.config.profile().dialect()
     }
 
     /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
@@ -388,7 +392,7 @@ impl RepoMap {
             renderer.to_tree(&items[..n], chat_rel)
         };
         let n = entries.len();
-        match self.config.profile() {
+        match self.config.profile().dialect() {
             Dialect::Aider => aider_search(n, budget, render, |t| tokenizer.aider_estimate(t)),
             Dialect::Default => strict_search(n, budget, render, |t| tokenizer.count(t)),
         }

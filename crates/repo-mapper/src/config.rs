@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use repo_mapper_rank::RankConfig;
+use repo_mapper_rank::{RankConfig, Relevance};
 use repo_mapper_store::CacheLocation;
 use repo_mapper_tags::{Dialect, Limits};
 
@@ -53,22 +53,51 @@ impl FromStr for Refresh {
     }
 }
 
-/// The repo-map profile: [`Dialect::Default`] follows the SPEC and never exceeds the budget;
-/// [`Dialect::Aider`] reproduces Aider 0.86.2 (see `docs/parity.md`).
-pub type Profile = Dialect;
+/// The repo-map profile: whose behaviour a session follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Profile {
+    /// The SPEC's behaviour (never over budget, exact token counts) with the ranking
+    /// departures measured to find what a task needs ([`Relevance::MEASURED`]; each is
+    /// listed in `docs/parity.md`, its gain in `docs/relevance.md`).
+    #[default]
+    Default,
+    /// The SPEC exactly: [`Profile::Default`] without the ranking departures.
+    Spec,
+    /// Aider 0.86.2's output, byte for byte (see `docs/parity.md`).
+    Aider,
+}
 
-/// Every profile, in the order the CLI lists them.
-pub const PROFILES: [Profile; 2] = [Dialect::Default, Dialect::Aider];
+impl Profile {
+    /// Whose tags, rendering and budget search: the SPEC's or Aider's.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            Profile::Default | Profile::Spec => Dialect::Default,
+            Profile::Aider => Dialect::Aider,
+        }
+    }
 
-/// A profile's name: `default` or `aider`.
-pub fn profile_name(profile: Profile) -> &'static str {
-    match profile {
-        Dialect::Default => "default",
-        Dialect::Aider => "aider",
+    /// The ranking's departures from the SPEC.
+    pub fn relevance(self) -> Relevance {
+        match self {
+            Profile::Default => Relevance::MEASURED,
+            Profile::Spec | Profile::Aider => Relevance::SPEC,
+        }
     }
 }
 
-/// Parses a profile name (`default` or `aider`).
+/// Every profile, in the order the CLI lists them.
+pub const PROFILES: [Profile; 3] = [Profile::Default, Profile::Spec, Profile::Aider];
+
+/// A profile's name: `default`, `spec` or `aider`.
+pub fn profile_name(profile: Profile) -> &'static str {
+    match profile {
+        Profile::Default => "default",
+        Profile::Spec => "spec",
+        Profile::Aider => "aider",
+    }
+}
+
+/// Parses a profile name (`default`, `spec` or `aider`).
 pub fn parse_profile(s: &str) -> Result<Profile, UnknownName> {
     UnknownName::find("profile", s, &PROFILES, profile_name)
 }
@@ -153,7 +182,7 @@ pub struct Config {
     /// Lines of the map are cut to this many characters (default
     /// [`Config::DEFAULT_MAX_LINE_LENGTH`]).
     pub max_line_length: usize,
-    /// The ranking: profile (its `dialect`), self-edge weight, PageRank parameters, anchor
+    /// The ranking: the profile's dialect and relevance, self-edge weight, PageRank parameters, anchor
     /// weight, `exclude_unranked` (SPEC §6–§8; defaults in `repo-mapper-rank`).
     pub rank: RankConfig,
     /// Tokenizer used to count the map's tokens (default cl100k_base).
@@ -189,6 +218,8 @@ pub struct Config {
     /// [`Config::DEFAULT_MAX_FILE_SIZE`]; `None`: no limit). The aider profile parses every
     /// file, as Aider does.
     pub max_file_size: Option<u64>,
+    /// The profile ([`Config::set_profile`] sets it and its parts in `rank`).
+    profile: Profile,
 }
 
 impl Config {
@@ -223,17 +254,19 @@ impl Config {
             limits: Limits::default(),
             follow_external_symlinks: false,
             max_file_size: Some(Config::DEFAULT_MAX_FILE_SIZE),
+            profile: Profile::Default,
         }
+        .with_profile(Profile::Default)
     }
 
-    /// The profile (kept in [`RankConfig::dialect`]: one home).
+    /// The profile (its parts are in [`Config::rank`]: the dialect and the relevance).
     pub fn profile(&self) -> Profile {
-        self.rank.dialect
+        self.profile
     }
 
     /// The size above which files are not parsed, in the configured profile.
     pub fn effective_max_file_size(&self) -> Option<u64> {
-        match self.profile() {
+        match self.profile.dialect() {
             Dialect::Aider => None,
             Dialect::Default => self.max_file_size,
         }
@@ -241,7 +274,9 @@ impl Config {
 
     /// Sets the profile.
     pub fn set_profile(&mut self, profile: Profile) {
-        self.rank.dialect = profile;
+        self.profile = profile;
+        self.rank.dialect = profile.dialect();
+        self.rank.relevance = profile.relevance();
     }
 
     /// This configuration in `profile`.
@@ -271,7 +306,7 @@ mod tests {
         let err = parse_profile("x").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown profile `x` (expected default or aider)"
+            "unknown profile `x` (expected default, spec or aider)"
         );
     }
 }

@@ -84,10 +84,12 @@ fn fallbacks(request: &MapRequest) -> Vec<(Attempt, MapRequest)> {
     };
     let hinted = !request.mentioned_files.is_empty()
         || !request.mentioned_idents.is_empty()
-        || !request.anchors.is_empty();
+        || !request.anchors.is_empty()
+        || request.message.is_some();
     let unhinted = hinted.then(|| MapRequest {
         mentioned_files: Default::default(),
         mentioned_idents: Default::default(),
+        message: None,
         anchors: Anchors::new(),
         ..no_chat.clone()
     });

@@ -59,6 +59,7 @@ struct CacheKey {
     anchors: Anchors,
     mentioned_files: Option<BTreeSet<String>>,
     mentioned_idents: Option<BTreeSet<String>>,
+    message: Option<String>,
 }
 
 /// The repo map of one repository. Keep it for a session: it holds the map cache, the
@@ -118,7 +119,7 @@ impl std::fmt::Debug for RepoMap {
 impl RepoMap {
     /// A session with this configuration.
     pub fn new(config: Config) -> RepoMap {
-        let renderer = Renderer::new(config.profile())
+        let renderer = Renderer::new(config.profile().dialect())
             .with_max_line_length(config.max_line_length)
             .with_limits(config.limits)
             .with_kept_maps(if config.warm_session {
@@ -240,6 +241,7 @@ impl RepoMap {
             anchors: request.anchors.clone(),
             mentioned_files: if_auto(&request.mentioned_files),
             mentioned_idents: if_auto(&request.mentioned_idents),
+            message: request.message.clone().filter(|_| auto),
         }
     }
 

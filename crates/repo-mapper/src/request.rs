@@ -34,6 +34,10 @@ pub struct MapRequest {
     pub mentioned_files: BTreeSet<String>,
     /// Identifiers mentioned in the conversation.
     pub mentioned_idents: BTreeSet<String>,
+    /// The user's message. The default profile reads its words against each file's path
+    /// and definitions ([`Relevance`](repo_mapper_rank::Relevance)); the `spec` and
+    /// `aider` profiles ignore it (derive mentions with [`RepoMap::mentions`](crate::RepoMap::mentions)).
+    pub message: Option<String>,
     /// Files and identifiers the ranking must start from (SPEC §7.1a–b).
     pub anchors: Anchors,
     /// Bypass the map cache for reading (SPEC §11); the result is still cached.
@@ -64,6 +68,12 @@ impl MapRequest {
     /// With these mentioned identifiers.
     pub fn with_mentioned_idents(mut self, idents: impl IntoIterator<Item = String>) -> MapRequest {
         self.mentioned_idents = idents.into_iter().collect();
+        self
+    }
+
+    /// With this user message.
+    pub fn with_message(mut self, message: impl Into<String>) -> MapRequest {
+        self.message = Some(message.into());
         self
     }
 

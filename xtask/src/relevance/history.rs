@@ -80,14 +80,29 @@ pub struct Task {
 /// Extensions of the source files the benchmark counts (the languages of its repositories
 /// and their neighbours).
 const SOURCE_EXTENSIONS: &[&str] = &[
-    "py", "go", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "c", "h", "cc",
-    "cpp", "hpp", "java", "rb",
+    "py", "go", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "c", "h", "cc", "cpp",
+    "hpp", "java", "rb",
 ];
 
 /// Directory names whose files are tests, benchmarks, examples or documentation.
 const NON_SOURCE_DIRS: &[&str] = &[
-    "test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "fixtures", "e2e",
-    "bench", "benches", "benchmark", "benchmarks", "doc", "docs", "documentation", "example",
+    "test",
+    "tests",
+    "testing",
+    "__tests__",
+    "spec",
+    "specs",
+    "testdata",
+    "fixtures",
+    "e2e",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+    "doc",
+    "docs",
+    "documentation",
+    "example",
     "examples",
 ];
 
@@ -144,7 +159,13 @@ pub fn clone(repo: &Repo, mirror: &Path, clones: &Path) -> Result<PathBuf> {
         std::fs::create_dir_all(clones)?;
         git(
             clones,
-            &["clone", "-q", "--no-checkout", &path_str(&source)?, repo.name],
+            &[
+                "clone",
+                "-q",
+                "--no-checkout",
+                &path_str(&source)?,
+                repo.name,
+            ],
         )?;
     }
     let pinned = format!("{}^{{commit}}", repo.pin);
@@ -200,7 +221,6 @@ pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
             "--no-merges",
             "--no-renames",
             "--raw",
-            "--numstat",
             "--format=commit %H %P%n%s",
             repo.pin,
         ],
@@ -208,6 +228,7 @@ pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
     let mut tasks = Vec::new();
     for chunk in log.split("commit ").filter(|c| !c.is_empty()) {
         if let Some(mut task) = qualify(chunk) {
+            order_by_change(dir, &mut task)?;
             task.message = git(dir, &["log", "-1", "--format=%B", &task.commit])?
                 .trim()
                 .to_owned();
@@ -220,7 +241,42 @@ pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
     Ok(tasks)
 }
 
-/// Parses one commit of the log; `Some` when it qualifies (message still empty).
+/// Orders the task's files by changed lines, most first, ties by path. Asked per
+/// qualifying commit, for its source files only: a snapshot may lack big blobs elsewhere.
+fn order_by_change(dir: &Path, task: &mut Task) -> Result<()> {
+    let mut args = vec![
+        "diff",
+        "--numstat",
+        "--no-renames",
+        &task.parent,
+        &task.commit,
+        "--",
+    ];
+    args.extend(task.modified.iter().map(String::as_str));
+    let numstat = git(dir, &args)?;
+    let changed = changed_lines(&numstat);
+    let lines = |f: &String| changed.get(f).copied().unwrap_or(0);
+    task.modified
+        .sort_by(|a, b| lines(b).cmp(&lines(a)).then_with(|| a.cmp(b)));
+    Ok(())
+}
+
+/// Added plus deleted lines per path, from `--numstat` output.
+fn changed_lines(numstat: &str) -> std::collections::HashMap<String, u64> {
+    numstat
+        .lines()
+        .filter_map(|line| {
+            let [added, deleted, path] = line.splitn(3, '\t').collect::<Vec<_>>()[..] else {
+                return None;
+            };
+            let n = added.parse::<u64>().unwrap_or(0) + deleted.parse::<u64>().unwrap_or(0);
+            Some((path.to_owned(), n))
+        })
+        .collect()
+}
+
+/// Parses one commit of the log; `Some` when it qualifies (message still empty, files in
+/// path order).
 fn qualify(chunk: &str) -> Option<Task> {
     let mut lines = chunk.lines();
     let mut ids = lines.next()?.split(' ');
@@ -230,22 +286,16 @@ fn qualify(chunk: &str) -> Option<Task> {
         return None;
     }
     let mut modified = Vec::new();
-    let mut changed = std::collections::HashMap::new();
-    for line in lines {
-        if let Some(raw) = line.strip_prefix(':') {
-            let (meta, path) = raw.split_once('\t')?;
-            if meta.ends_with(" M") && is_source(path) && !is_test_or_doc(path) {
-                modified.push(path.to_owned());
-            }
-        } else if let [added, deleted, path] = line.splitn(3, '\t').collect::<Vec<_>>()[..] {
-            let n = added.parse::<u64>().unwrap_or(0) + deleted.parse::<u64>().unwrap_or(0);
-            changed.insert(path.to_owned(), n);
+    for raw in lines.filter_map(|l| l.strip_prefix(':')) {
+        let (meta, path) = raw.split_once('\t')?;
+        if meta.ends_with(" M") && is_source(path) && !is_test_or_doc(path) {
+            modified.push(path.to_owned());
         }
     }
     if !(2..=6).contains(&modified.len()) {
         return None;
     }
-    modified.sort_by(|a, b| changed.get(b).cmp(&changed.get(a)).then_with(|| a.cmp(b)));
+    modified.sort();
     Some(Task {
         commit,
         parent,
@@ -254,8 +304,16 @@ fn qualify(chunk: &str) -> Option<Task> {
     })
 }
 
-/// Checks out `parent` (clean) and lists its tracked regular files.
+/// Checks out `parent` (clean) and lists its tracked regular files. Blobs the local copy
+/// lacks (a snapshot may leave out files of 4 MiB and more) are left out of the work tree
+/// by sparse checkout, and so out of the list.
 pub fn checkout(dir: &Path, parent: &str) -> Result<Vec<String>> {
+    let mut patterns = String::from("/*\n");
+    for path in missing_blobs(dir, parent)? {
+        patterns.push_str(&format!("!/{}\n", glob_escape(&path)));
+    }
+    git(dir, &["config", "core.sparseCheckout", "true"])?;
+    std::fs::write(dir.join(".git/info/sparse-checkout"), patterns)?;
     git(dir, &["checkout", "-q", "-f", "--detach", parent])?;
     git(dir, &["clean", "-q", "-f", "-f", "-d", "-x"])?;
     let listing = git(dir, &["ls-files", "-s"])?;
@@ -268,6 +326,48 @@ pub fn checkout(dir: &Path, parent: &str) -> Result<Vec<String>> {
         })
         .collect();
     Ok(files)
+}
+
+/// The paths at `commit` whose blobs are not in the local copy.
+fn missing_blobs(dir: &Path, commit: &str) -> Result<Vec<String>> {
+    let tree = git(dir, &["ls-tree", "-r", commit])?;
+    let blobs: Vec<(&str, &str)> = tree
+        .lines()
+        .filter_map(|l| {
+            let (meta, path) = l.split_once('\t')?;
+            let mut parts = meta.split(' ');
+            (parts.nth(1)? == "blob").then_some((parts.next()?, path))
+        })
+        .collect();
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["cat-file", "--batch-check=%(objectname)"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let ids: String = blobs.iter().map(|(id, _)| format!("{id}\n")).collect();
+    let mut stdin = child.stdin.take().context("cat-file stdin")?;
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, ids.as_bytes()));
+    let out = child.wait_with_output()?;
+    writer.join().expect("writer thread")?;
+    let answers = String::from_utf8(out.stdout)?;
+    Ok(blobs
+        .iter()
+        .zip(answers.lines())
+        .filter(|(_, a)| a.ends_with(" missing"))
+        .map(|((_, path), _)| (*path).to_owned())
+        .collect())
+}
+
+/// `path` as a gitignore-style pattern matching only itself.
+fn glob_escape(path: &str) -> String {
+    path.chars()
+        .flat_map(|c| match c {
+            '*' | '?' | '[' | '\\' | '!' | '#' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -299,10 +399,12 @@ mod tests {
             :100644 100644 1 2 M\trich/table.py\n\
             :100644 100644 1 2 M\trich/console.py\n\
             :000000 100644 0 2 A\trich/new.py\n\
-            :100644 100644 1 2 M\ttests/test_table.py\n\
-            3\t1\trich/table.py\n10\t2\trich/console.py\n5\t0\trich/new.py\n1\t1\ttests/test_table.py\n";
+            :100644 100644 1 2 M\ttests/test_table.py\n";
         let task = qualify(chunk).expect("qualifies");
         assert_eq!(task.modified, ["rich/console.py", "rich/table.py"]);
+        let changed =
+            changed_lines("3\t1\trich/table.py\n-\t-\tlogo.png\n10\t2\trich/console.py\n");
+        assert_eq!((changed["rich/table.py"], changed["logo.png"]), (4, 0));
         assert_eq!((task.commit.as_str(), task.parent.as_str()), ("abc", "def"));
         let short = chunk.replace("Fix the width of tables", "Fix tables");
         assert!(qualify(&short).is_none());

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
-use repo_mapper::{Mentions, Profile};
+use repo_mapper::{Mentions, Profile, Relevance};
 use serde::{Deserialize, Serialize};
 
 use crate::parity::tools::venv_python;
@@ -38,6 +38,8 @@ struct Args {
     repos: Vec<String>,
     reuse_aider: bool,
     out: PathBuf,
+    /// Overrides of the default profile's [`Relevance`], to measure one idea alone.
+    relevance: Relevance,
 }
 
 /// Everything one run measured.
@@ -47,6 +49,8 @@ struct Artifact {
     repo_mapper_commit: String,
     budgets: Vec<usize>,
     commits_per_repo: usize,
+    /// The default profile's relevance settings in this run.
+    relevance: String,
     repos: Vec<RepoRecord>,
     rows: Vec<Row>,
     /// Aider's mentions per (repo, commit, scenario): what the aider profile was given.
@@ -91,9 +95,10 @@ pub fn run(rest: &[String]) -> Result<()> {
         repo_mapper_commit: head_commit(),
         budgets: BUDGETS.to_vec(),
         commits_per_repo: args.commits,
+        relevance: format!("{:?}", args.relevance),
         ..Artifact::default()
     };
-    let mut runner = Runner::new(previous.as_ref())?;
+    let mut runner = Runner::new(previous.as_ref(), args.relevance)?;
     let clones = workspace_root().join("target/relevance/repos");
     for repo in REPOS
         .iter()
@@ -130,7 +135,15 @@ fn report(a: &Artifact) -> (String, bool) {
 fn rerun_optimised(rest: &[String]) -> Result<()> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(workspace_root())
-        .args(["run", "--release", "--quiet", "-p", "xtask", "--", "relevance"])
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "-p",
+            "xtask",
+            "--",
+            "relevance",
+        ])
         .args(rest)
         .status()
         .context("running the optimised xtask")?;
@@ -147,6 +160,7 @@ fn parse(rest: &[String]) -> Result<Args> {
         repos: Vec::new(),
         reuse_aider: false,
         out: workspace_root().join("target/relevance/relevance.json"),
+        relevance: Relevance::MEASURED,
     };
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
@@ -157,13 +171,28 @@ fn parse(rest: &[String]) -> Result<Args> {
             "--repo" => args.repos.push(value()?.clone()),
             "--out" => args.out = PathBuf::from(value()?),
             "--reuse-aider" => args.reuse_aider = true,
+            "--set" => set_relevance(&mut args.relevance, value()?)?,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
-                 [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE]"
+                 [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE] [--set KEY=VALUE]..."
             ),
         }
     }
     Ok(args)
+}
+
+/// `--set KEY=VALUE`: one field of the default profile's relevance.
+fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
+    let (key, value) = kv.split_once('=').context("--set takes KEY=VALUE")?;
+    match key {
+        "lexical_restart" => r.lexical_restart = value.parse()?,
+        "lexical_boost" => r.lexical_boost = value.parse()?,
+        "path_weight" => r.path_weight = value.parse()?,
+        "test_factor" => r.test_factor = value.parse()?,
+        "important_first" => r.important_first = value.parse()?,
+        _ => bail!("unknown relevance setting `{key}`"),
+    }
+    Ok(())
 }
 
 fn load(path: &Path) -> Result<Artifact> {
@@ -188,7 +217,7 @@ struct Runner {
 }
 
 impl Runner {
-    fn new(previous: Option<&Artifact>) -> Result<Runner> {
+    fn new(previous: Option<&Artifact>, relevance: Relevance) -> Result<Runner> {
         let mut reused = HashMap::new();
         if let Some(prev) = previous {
             for m in &prev.mentions {
@@ -196,8 +225,9 @@ impl Runner {
                     .rows
                     .iter()
                     .filter(|r| {
-                        r.system == "aider-stock"
-                            && (&r.repo, &r.commit, &r.scenario) == (&m.repo, &m.commit, &m.scenario)
+                        r.system != "ours-default"
+                            && (&r.repo, &r.commit, &r.scenario)
+                                == (&m.repo, &m.commit, &m.scenario)
                     })
                     .cloned()
                     .collect();
@@ -210,7 +240,7 @@ impl Runner {
             python: None,
             reused,
             ours_aider: Ours::new(Profile::Aider),
-            ours_default: Ours::new(Profile::Default),
+            ours_default: Ours::new(Profile::Default).with_relevance(relevance),
         })
     }
 
@@ -274,15 +304,19 @@ impl Runner {
             .collect();
         let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets)?;
         let key = |system| [repo.name, task.commit.as_str(), scenario, system];
+        // Reused rows hold the aider profile's too: it cannot change (the parity gate).
+        let reused = aider_rows.iter().any(|r| r.system == "ours-aider");
         artifact.rows.extend(aider_rows);
         for budget in BUDGETS {
-            let mut given = Mentions::default();
-            given.files = mentions.files.iter().cloned().collect();
-            given.idents = mentions.idents.iter().cloned().collect();
-            let a = self.ours_aider.ask(q, Hints::Mentions(&given), budget);
-            artifact
-                .rows
-                .push(Row::score(key("ours-aider"), budget, &targets, a));
+            if !reused {
+                let mut given = Mentions::default();
+                given.files = mentions.files.iter().cloned().collect();
+                given.idents = mentions.idents.iter().cloned().collect();
+                let a = self.ours_aider.ask(q, Hints::Mentions(&given), budget);
+                artifact
+                    .rows
+                    .push(Row::score(key("ours-aider"), budget, &targets, a));
+            }
             let d = self.ours_default.ask(q, Hints::Message, budget);
             artifact
                 .rows
@@ -292,7 +326,8 @@ impl Runner {
         Ok(())
     }
 
-    /// Aider's scored rows and mentions for one task and scenario: reused, or asked.
+    /// Aider's scored rows and mentions for one task and scenario: asked, or reused
+    /// (then with the aider profile's rows).
     fn aider_rows(
         &mut self,
         repo: &Repo,
@@ -301,7 +336,11 @@ impl Runner {
         q: &Question,
         targets: &[String],
     ) -> Result<(MentionRecord, Vec<Row>)> {
-        let key = (repo.name.to_owned(), task.commit.clone(), scenario.to_owned());
+        let key = (
+            repo.name.to_owned(),
+            task.commit.clone(),
+            scenario.to_owned(),
+        );
         if let Some(hit) = self.reused.get(&key) {
             return Ok(hit.clone());
         }

@@ -170,7 +170,12 @@ fn paired(rows: &[Row], keep: &dyn Fn(&Row) -> bool, metric: fn(&Row) -> f64) ->
             CONTENDER => 1,
             _ => continue,
         };
-        let key = (r.repo.as_str(), r.commit.as_str(), r.scenario.as_str(), r.budget);
+        let key = (
+            r.repo.as_str(),
+            r.commit.as_str(),
+            r.scenario.as_str(),
+            r.budget,
+        );
         by_call.entry(key).or_default()[slot] = Some(metric(r));
     }
     let diffs: Vec<f64> = by_call
@@ -189,8 +194,14 @@ fn paired(rows: &[Row], keep: &dyn Fn(&Row) -> bool, metric: fn(&Row) -> f64) ->
 /// The goal, checked: lines of text, and whether it holds.
 pub fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
     let at = |b: usize| move |r: &Row| r.budget == b;
-    let base = Means::of(rows.iter().filter(|r| r.system == BASELINE && r.budget == 1024));
-    let ours = Means::of(rows.iter().filter(|r| r.system == CONTENDER && r.budget == 1024));
+    let base = Means::of(
+        rows.iter()
+            .filter(|r| r.system == BASELINE && r.budget == 1024),
+    );
+    let ours = Means::of(
+        rows.iter()
+            .filter(|r| r.system == CONTENDER && r.budget == 1024),
+    );
     let ratio = ours.mrr_src / base.mrr_src.max(f64::MIN_POSITIVE);
     let gain = ours.recall - base.recall;
     let mut ok = ratio >= 1.5 && gain >= 0.10;

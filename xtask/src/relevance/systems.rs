@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, ensure};
-use repo_mapper::{CacheLocation, Config, MapRequest, Mentions, Profile, RepoMap};
+use repo_mapper::{CacheLocation, Config, MapRequest, Mentions, Profile, Relevance, RepoMap};
 use serde::{Deserialize, Serialize};
 
 use crate::workspace_root;
@@ -136,6 +136,7 @@ pub fn map_files(text: &str, known: &HashSet<&str>) -> Vec<String> {
 /// A repo-mapper profile, one warm session per repository.
 pub struct Ours {
     profile: Profile,
+    relevance: Option<Relevance>,
     session: Option<(PathBuf, RepoMap)>,
 }
 
@@ -151,14 +152,24 @@ impl Ours {
     pub fn new(profile: Profile) -> Ours {
         Ours {
             profile,
+            relevance: None,
             session: None,
         }
+    }
+
+    /// With these ranking departures instead of the profile's own.
+    pub fn with_relevance(mut self, relevance: Relevance) -> Ours {
+        self.relevance = Some(relevance);
+        self
     }
 
     fn session(&mut self, root: &Path) -> &mut RepoMap {
         if self.session.as_ref().is_none_or(|(r, _)| r != root) {
             let mut config = Config::new(root).with_profile(self.profile);
             config.cache = CacheLocation::Memory;
+            if let Some(r) = self.relevance {
+                config.rank.relevance = r;
+            }
             self.session = Some((root.to_owned(), RepoMap::new(config)));
         }
         &mut self.session.as_mut().expect("just made").1
@@ -178,6 +189,9 @@ impl Ours {
             Hints::Mentions(m) => (m.clone(), false),
             Hints::Message => (session.mentions(&request, q.message), true),
         };
+        if fallback {
+            request = request.with_message(q.message);
+        }
         request = request
             .with_mentioned_files(mentions.files)
             .with_mentioned_idents(mentions.idents);

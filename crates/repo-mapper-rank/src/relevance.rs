@@ -1,0 +1,272 @@
+//! The default profile's departures from the SPEC's ranking ([`Relevance`]): each one
+//! measured alone on real history by `cargo xtask relevance` (`docs/relevance.md`).
+//!
+//! The message of the task is read as a bag of code words ([`query_terms`]); each file is
+//! scored by how well its path and the names it defines match them, BM25-style
+//! ([`lexical_scores`]); the score restarts PageRank at those files and multiplies their
+//! definitions' ranks. Test, documentation and example files are down-weighted unless
+//! the conversation names them.
+
+use std::collections::HashMap;
+
+use crate::FileTags;
+use crate::index::TagIndex;
+
+/// How far the ranking departs from the SPEC's, and where. [`Relevance::SPEC`] departs
+/// nowhere (the `spec` and `aider` profiles); [`Relevance::MEASURED`] is what measured
+/// best (the `default` profile).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct Relevance {
+    /// Restart weight, in units of SPEC §7.1's `personalize`, given to a file whose
+    /// lexical score is the best of the request (others in proportion); 0: none.
+    pub lexical_restart: f64,
+    /// A file's definition ranks are multiplied by `1 + lexical_boost × score` (its
+    /// lexical score relative to the best); 0: no change.
+    pub lexical_boost: f64,
+    /// Weight of a path word relative to a defined name's word in the lexical score.
+    pub path_weight: f64,
+    /// Factor on the definition ranks of test, documentation and example files that are
+    /// not mentioned; 1: no change.
+    pub test_factor: f64,
+    /// SPEC §8.2: important files head the list. Off, they are listed where they rank.
+    pub important_first: bool,
+}
+
+impl Relevance {
+    /// The SPEC's ranking, exactly.
+    pub const SPEC: Relevance = Relevance {
+        lexical_restart: 0.0,
+        lexical_boost: 0.0,
+        path_weight: 0.0,
+        test_factor: 1.0,
+        important_first: true,
+    };
+
+    /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
+    pub const MEASURED: Relevance = Relevance {
+        lexical_restart: 10.0,
+        lexical_boost: 10.0,
+        path_weight: 2.0,
+        test_factor: 0.25,
+        important_first: false,
+    };
+
+    /// Whether the lexical score is read.
+    pub(crate) fn lexical(&self) -> bool {
+        self.lexical_boost != 0.0 || self.lexical_restart != 0.0
+    }
+}
+
+impl Default for Relevance {
+    /// [`Relevance::SPEC`].
+    fn default() -> Self {
+        Relevance::SPEC
+    }
+}
+
+/// Words that say what to do rather than what to do it to.
+const STOPWORDS: &[&str] = &[
+    "about", "add", "added", "adding", "adds", "after", "all", "allow", "also", "and", "any",
+    "are", "bad", "been", "before", "being", "but", "can", "cannot", "change", "changed",
+    "changes", "could", "does", "doesn", "don", "each", "fix", "fixed", "fixes", "fixing", "for",
+    "from", "get", "gets", "had", "has", "have", "how", "improve", "instead", "into", "its",
+    "make", "makes", "more", "new", "not", "now", "only", "other", "our", "out", "remove",
+    "removed", "same", "should", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "too", "update", "updated", "use", "used", "uses",
+    "using", "via", "was", "were", "what", "when", "where", "which", "while", "who", "why", "will",
+    "with", "without", "would", "you", "your",
+];
+
+/// The terms of a message: its words split at `_`, `-`, case changes and digits,
+/// lowercased, plural `s` dropped, stop words and words under three letters left out;
+/// sorted, each once.
+///
+/// ```
+/// use repo_mapper_rank::query_terms;
+///
+/// let terms = query_terms("Fix `TableRow.add_cell` padding in tables");
+/// assert_eq!(terms, ["cell", "padding", "row", "table"]);
+/// ```
+pub fn query_terms(message: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    word_parts(message, &mut |part| {
+        if !STOPWORDS.contains(&part) {
+            terms.push(part.to_owned());
+        }
+    });
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+/// Calls `f` with each normalised part of the words in `text` (see [`query_terms`]).
+fn word_parts(text: &str, f: &mut impl FnMut(&str)) {
+    let mut part = String::new();
+    let mut flush = |part: &mut String| {
+        singular(part);
+        if part.chars().count() >= 3 {
+            f(part);
+        }
+        part.clear();
+    };
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        let camel_hump = c.is_uppercase() && prev.is_some_and(char::is_lowercase);
+        if !c.is_alphabetic() || camel_hump {
+            flush(&mut part);
+        }
+        if c.is_alphabetic() {
+            part.extend(c.to_lowercase());
+        }
+        prev = Some(c);
+    }
+    flush(&mut part);
+}
+
+/// English plurals made singular, roughly (`classes` → `class`, `entries` → `entry`,
+/// `tables` → `table`; `status`, `class` unchanged), so either form matches the other.
+fn singular(word: &mut String) {
+    if word.len() > 4 && word.ends_with("ies") {
+        word.truncate(word.len() - 3);
+        word.push('y');
+    } else if ["sses", "xes", "ches", "shes", "zes"]
+        .iter()
+        .any(|s| word.ends_with(s))
+    {
+        word.truncate(word.len() - 2);
+    } else if word.len() > 3
+        && word.ends_with('s')
+        && !["ss", "us", "is"].iter().any(|s| word.ends_with(s))
+    {
+        word.pop();
+    }
+}
+
+/// Per file, how well its path and defined names match `terms`, relative to the best
+/// file (0–1; all 0 when nothing matches). BM25's saturation and inverse document
+/// frequency, a path word counting `path_weight` defined names.
+pub(crate) fn lexical_scores(
+    files: &[FileTags<'_>],
+    index: &TagIndex<'_>,
+    terms: &[&str],
+    path_weight: f64,
+) -> Vec<f64> {
+    let mut scores = vec![0.0; files.len()];
+    if terms.is_empty() {
+        return scores;
+    }
+    let term_of: HashMap<&str, usize> = terms.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+    let mut tf: HashMap<(u32, usize), f64> = HashMap::new();
+    for (id, name) in index.names.iter().enumerate() {
+        for t in matched_terms(name, &term_of) {
+            for &d in index.definers(id as u32) {
+                *tf.entry((d, t)).or_default() += 1.0;
+            }
+        }
+    }
+    for (fi, file) in files.iter().enumerate() {
+        for t in matched_terms(file.rel_fname, &term_of) {
+            *tf.entry((fi as u32, t)).or_default() += path_weight;
+        }
+    }
+    let mut df = vec![0usize; terms.len()];
+    for &(_, t) in tf.keys() {
+        df[t] += 1;
+    }
+    let n = files.len() as f64;
+    let idf: Vec<f64> = df
+        .iter()
+        .map(|&d| (1.0 + (n - d as f64 + 0.5) / (d as f64 + 0.5)).ln())
+        .collect();
+    for (&(f, t), &count) in &tf {
+        scores[f as usize] += idf[t] * count / (count + 1.2);
+    }
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    if best > 0.0 {
+        scores.iter_mut().for_each(|s| *s /= best);
+    }
+    scores
+}
+
+/// The terms `text` contains, each once.
+fn matched_terms(text: &str, term_of: &HashMap<&str, usize>) -> Vec<usize> {
+    let mut found = Vec::new();
+    word_parts(text, &mut |part| {
+        if let Some(&t) = term_of.get(part) {
+            found.push(t);
+        }
+    });
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Directory names whose files are tests, documentation, examples or benchmarks.
+const AUXILIARY_DIRS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "__tests__",
+    "spec",
+    "specs",
+    "testdata",
+    "fixtures",
+    "e2e",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+    "doc",
+    "docs",
+    "example",
+    "examples",
+];
+
+/// Whether `path` looks like a test, documentation, example or benchmark file.
+///
+/// ```
+/// use repo_mapper_rank::is_auxiliary;
+///
+/// assert!(is_auxiliary("tests/test_shop.py") && is_auxiliary("shop/cart_test.go"));
+/// assert!(!is_auxiliary("shop/cart.go"));
+/// ```
+pub fn is_auxiliary(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let mut parts: Vec<&str> = lower.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    if parts.iter().any(|d| AUXILIARY_DIRS.contains(d)) {
+        return true;
+    }
+    let stem = name.split('.').next().unwrap_or(name);
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || stem == "conftest"
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_at_case_digits_and_separators() {
+        let mut parts = Vec::new();
+        word_parts("HTTPServer parse_URL2json getValues x-y", &mut |p| {
+            parts.push(p.to_owned())
+        });
+        assert_eq!(
+            parts,
+            ["httpserver", "parse", "url", "json", "get", "value"]
+        );
+        assert_eq!(query_terms("the The fix a an"), Vec::<String>::new());
+        assert_eq!(query_terms("class classes"), ["class"]);
+        assert_eq!(
+            query_terms("entries entry status tables"),
+            ["entry", "status", "table"]
+        );
+    }
+}
