@@ -96,7 +96,8 @@ commands:
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
   mentions                       the mentions derived from real commit messages (fixtures/mentions/)
                                  against Aider 0.86.2's own Coder methods; fails on any difference
-  relevance [--mirror DIR] [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE]
+  relevance [--mirror DIR] [--commits N] [--repo NAME]... [--out FILE]
+            [--reuse-aider FILE] [--set KEY=VALUE]...
                                  maps against the files real commits modified, for stock Aider
                                  and our profiles (docs/relevance.md); repositories are read
                                  from DIR/owner+name (default ../.mirror)

@@ -97,7 +97,9 @@ pub(crate) struct Cli {
     #[arg(short = 'p', long)]
     pub progress: bool,
 
-    /// default: the SPEC, never over budget; aider: Aider 0.86.2's output.
+    /// default: the SPEC's map, never over budget, ranked with the message's words and
+    /// tests down-weighted (measured: docs/relevance.md); spec: the SPEC exactly; aider:
+    /// Aider 0.86.2's output.
     #[arg(long, value_name = "PROFILE", default_value_t = Named(Profile::default()))]
     pub profile: Named<Profile>,
 

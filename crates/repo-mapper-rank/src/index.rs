@@ -165,6 +165,15 @@ impl<'a> TagIndex<'a> {
         self.core.referencers.get(ident as usize)
     }
 
+    /// The identifiers `file` defines, ascending, each once.
+    pub fn defined_idents(&self, file: u32) -> impl Iterator<Item = u32> + '_ {
+        let defs = self.core.file_defs.get(file as usize);
+        defs.iter()
+            .enumerate()
+            .filter(move |&(i, d)| i == 0 || defs[i - 1].ident != d.ident)
+            .map(|(_, d)| d.ident)
+    }
+
     /// The definition tags of `ident` in `file`, by line: indices into the file's tags.
     pub fn definitions(&self, file: u32, ident: u32) -> impl Iterator<Item = u32> + '_ {
         let defs = self.core.file_defs.get(file as usize);

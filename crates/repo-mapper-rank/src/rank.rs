@@ -12,7 +12,7 @@ use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
-use crate::relevance::{Relevance, is_auxiliary, lexical_scores};
+use crate::relevance::{Relevance, caller_scores, is_auxiliary, lexical_scores};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
@@ -145,6 +145,8 @@ struct Prepared<'r, 'a> {
     forced: Vec<&'a str>,
     /// Per file: lexical score against the message's terms, 0–1 (empty when not read).
     lexical: Vec<f64>,
+    /// Per file: use of the chat files' definitions, 0–1 (empty when not read).
+    callers: Vec<f64>,
     /// Time spent building the index and the graph.
     timings: RankTimings,
 }
@@ -191,11 +193,21 @@ fn prepare<'r, 'a>(
     } else {
         Vec::new()
     };
-    let restart = personalize * relevance.lexical_restart;
-    for ((file, &score), pers) in files.iter().zip(&lexical).zip(&mut file_pers) {
-        if score > 0.0 && restart > 0.0 {
-            *pers += restart * score;
-            *personalization.entry(file.rel_fname).or_insert(0.0) += restart * score;
+    let callers = if relevance.callers() && chat.iter().any(|&c| c) {
+        caller_scores(&index, &chat)
+    } else {
+        Vec::new()
+    };
+    for (scores, weight) in [
+        (&lexical, relevance.lexical_restart),
+        (&callers, relevance.caller_restart),
+    ] {
+        let restart = personalize * weight;
+        for ((file, &score), pers) in files.iter().zip(scores).zip(&mut file_pers) {
+            if score > 0.0 && restart > 0.0 {
+                *pers += restart * score;
+                *personalization.entry(file.rel_fname).or_insert(0.0) += restart * score;
+            }
         }
     }
     let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config, kept_graph);
@@ -213,6 +225,7 @@ fn prepare<'r, 'a>(
         file_pers,
         forced: anchors.forced,
         lexical,
+        callers,
         timings,
     }
 }
@@ -225,6 +238,34 @@ fn relevance(config: &RankConfig) -> Relevance {
     }
 }
 
+/// [`Relevance::breadth`]: each file's definitions after its best, in rank order, get
+/// `breadth`, `breadth²`, … of their rank.
+fn spread_within_files(def_ranks: &mut [DefRank], breadth: f64) {
+    if breadth == 1.0 {
+        return;
+    }
+    let mut order: Vec<u32> = (0..def_ranks.len() as u32).collect();
+    order.par_sort_unstable_by(|&a, &b| {
+        let (a, b) = (&def_ranks[a as usize], &def_ranks[b as usize]);
+        a.file
+            .cmp(&b.file)
+            .then(b.rank.total_cmp(&a.rank))
+            .then(a.pair.cmp(&b.pair))
+    });
+    let mut factor = 1.0;
+    let mut last_file = None;
+    for i in order {
+        let d = &mut def_ranks[i as usize];
+        factor = if last_file == Some(d.file) {
+            factor * breadth
+        } else {
+            1.0
+        };
+        last_file = Some(d.file);
+        d.rank *= factor;
+    }
+}
+
 /// [`Relevance`]'s definition factors: the lexical boost, and auxiliary files (tests,
 /// docs, examples) not mentioned down-weighted.
 fn reweigh_definitions(
@@ -233,7 +274,8 @@ fn reweigh_definitions(
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
 ) {
-    if prep.lexical.is_empty() && relevance.test_factor == 1.0 {
+    spread_within_files(def_ranks, relevance.breadth);
+    if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
         return;
     }
     let factors: Vec<f64> = prep
@@ -242,10 +284,13 @@ fn reweigh_definitions(
         .enumerate()
         .map(|(fi, file)| {
             let lexical = prep.lexical.get(fi).copied().unwrap_or(0.0);
+            let caller = prep.callers.get(fi).copied().unwrap_or(0.0);
             let named = request.mentioned_fnames.contains(file.rel_fname);
             let aux = !named && is_auxiliary(file.rel_fname);
             let aux_factor = if aux { relevance.test_factor } else { 1.0 };
-            (1.0 + relevance.lexical_boost * lexical) * aux_factor
+            (1.0 + relevance.lexical_boost * lexical)
+                * (1.0 + relevance.caller_boost * caller)
+                * aux_factor
         })
         .collect();
     for d in def_ranks {

@@ -31,6 +31,14 @@ pub struct Relevance {
     pub test_factor: f64,
     /// SPEC §8.2: important files head the list. Off, they are listed where they rank.
     pub important_first: bool,
+    /// Restart weight (× `personalize`) of the file that uses the chat files' definitions
+    /// most ([`caller_scores`]; others in proportion); 0: none.
+    pub caller_restart: f64,
+    /// A file's definition ranks are multiplied by `1 + caller_boost × caller score`.
+    pub caller_boost: f64,
+    /// A file's definitions after its best are multiplied by `breadth`, `breadth²`, … in
+    /// rank order, so that a budget shows more files; 1: no change.
+    pub breadth: f64,
 }
 
 impl Relevance {
@@ -41,6 +49,9 @@ impl Relevance {
         path_weight: 0.0,
         test_factor: 1.0,
         important_first: true,
+        caller_restart: 0.0,
+        caller_boost: 0.0,
+        breadth: 1.0,
     };
 
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
@@ -50,7 +61,15 @@ impl Relevance {
         path_weight: 2.0,
         test_factor: 0.25,
         important_first: false,
+        caller_restart: 0.0,
+        caller_boost: 0.0,
+        breadth: 1.0,
     };
+
+    /// Whether the caller score is read.
+    pub(crate) fn callers(&self) -> bool {
+        self.caller_boost != 0.0 || self.caller_restart != 0.0
+    }
 
     /// Whether the lexical score is read.
     pub(crate) fn lexical(&self) -> bool {
@@ -181,6 +200,30 @@ pub(crate) fn lexical_scores(
         .collect();
     for (&(f, t), &count) in &tf {
         scores[f as usize] += idf[t] * count / (count + 1.2);
+    }
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    if best > 0.0 {
+        scores.iter_mut().for_each(|s| *s /= best);
+    }
+    scores
+}
+
+/// Per file, how much it uses what the chat files define, relative to the file that uses
+/// it most (0–1): each identifier a chat file defines counts for every other file that
+/// references it, weighted by how specific the name is (the inverse of its number of
+/// definers, times the inverse document frequency of its referencers).
+pub(crate) fn caller_scores(index: &TagIndex<'_>, chat: &[bool]) -> Vec<f64> {
+    let mut scores = vec![0.0; chat.len()];
+    let n = chat.len() as f64;
+    for c in (0..chat.len()).filter(|&c| chat[c]) {
+        for ident in index.defined_idents(c as u32) {
+            let users = index.referencers(ident);
+            let definers = index.definers(ident).len().max(1) as f64;
+            let idf = (1.0 + n / (users.len() as f64 + 1.0)).ln();
+            for &(f, _) in users.iter().filter(|(f, _)| !chat[*f as usize]) {
+                scores[f as usize] += idf / definers;
+            }
+        }
     }
     let best = scores.iter().copied().fold(0.0, f64::max);
     if best > 0.0 {

@@ -714,6 +714,46 @@ fn tests_and_docs_are_down_weighted_unless_mentioned() {
 }
 
 #[test]
+fn breadth_lets_other_files_in_before_a_files_lesser_definitions() {
+    let repo = Repo::new(&[
+        (
+            "app.py",
+            false,
+            "ref:a1 ref:a1 ref:a1 ref:a2 ref:a2 ref:a2 ref:a3 ref:a3 ref:a3 ref:b ref:b",
+        ),
+        ("x.py", false, "def:a1 def:a2 def:a3"),
+        ("y.py", false, "def:b"),
+    ]);
+    let files = |r: &Ranking<'_>| -> Vec<String> {
+        listed(r).iter().take(4).map(|e| e.1.to_owned()).collect()
+    };
+    let spec = rank(&repo.request(), &RankConfig::default());
+    assert_eq!(files(&spec), ["x.py", "x.py", "x.py", "y.py"]);
+    let wide = rank(&repo.request(), &only(|r| r.breadth = 0.5));
+    assert_eq!(files(&wide), ["x.py", "y.py", "x.py", "x.py"]);
+}
+
+#[test]
+fn callers_of_the_chat_files_definitions_are_lifted() {
+    let repo = Repo::new(&[
+        (
+            "lib.py",
+            true,
+            "def:helper ref:run_other ref:run_other ref:run_user",
+        ),
+        ("user.py", false, "def:run_user ref:helper"),
+        ("other.py", false, "def:run_other"),
+    ]);
+    let spec = rank(&repo.request(), &RankConfig::default());
+    assert_eq!(file_order(&spec)[0], "other.py");
+    let boosted = rank(&repo.request(), &only(|r| r.caller_boost = 10.0));
+    assert_eq!(file_order(&boosted)[0], "user.py");
+    let restarted = rank(&repo.request(), &only(|r| r.caller_restart = 10.0));
+    assert!(restarted.personalization["user.py"] > 0.0);
+    assert!(!restarted.personalization.contains_key("other.py"));
+}
+
+#[test]
 fn important_files_stay_where_they_rank_unless_first_is_asked() {
     let repo = Repo::new(&[
         ("lib.py", false, "def:helper"),

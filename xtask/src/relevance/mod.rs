@@ -36,7 +36,8 @@ struct Args {
     mirror: PathBuf,
     commits: usize,
     repos: Vec<String>,
-    reuse_aider: bool,
+    /// An earlier artifact whose Aider and aider-profile answers are reused.
+    reuse_aider: Option<PathBuf>,
     out: PathBuf,
     /// Overrides of the default profile's [`Relevance`], to measure one idea alone.
     relevance: Relevance,
@@ -50,6 +51,7 @@ struct Artifact {
     budgets: Vec<usize>,
     commits_per_repo: usize,
     /// The default profile's relevance settings in this run.
+    #[serde(default)]
     relevance: String,
     repos: Vec<RepoRecord>,
     rows: Vec<Row>,
@@ -89,7 +91,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         return rerun_optimised(rest);
     }
     let args = parse(rest)?;
-    let previous = args.reuse_aider.then(|| load(&args.out)).transpose()?;
+    let previous = args.reuse_aider.as_deref().map(load).transpose()?;
     let mut artifact = Artifact {
         aider: "aider-chat 0.86.2 (stock)".into(),
         repo_mapper_commit: head_commit(),
@@ -158,7 +160,7 @@ fn parse(rest: &[String]) -> Result<Args> {
         mirror: workspace_root().join("../.mirror"),
         commits: 25,
         repos: Vec::new(),
-        reuse_aider: false,
+        reuse_aider: None,
         out: workspace_root().join("target/relevance/relevance.json"),
         relevance: Relevance::MEASURED,
     };
@@ -170,11 +172,11 @@ fn parse(rest: &[String]) -> Result<Args> {
             "--commits" => args.commits = value()?.parse()?,
             "--repo" => args.repos.push(value()?.clone()),
             "--out" => args.out = PathBuf::from(value()?),
-            "--reuse-aider" => args.reuse_aider = true,
+            "--reuse-aider" => args.reuse_aider = Some(PathBuf::from(value()?)),
             "--set" => set_relevance(&mut args.relevance, value()?)?,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
-                 [--commits N] [--repo NAME]... [--reuse-aider] [--out FILE] [--set KEY=VALUE]..."
+                 [--commits N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]..."
             ),
         }
     }
@@ -190,6 +192,9 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "path_weight" => r.path_weight = value.parse()?,
         "test_factor" => r.test_factor = value.parse()?,
         "important_first" => r.important_first = value.parse()?,
+        "breadth" => r.breadth = value.parse()?,
+        "caller_restart" => r.caller_restart = value.parse()?,
+        "caller_boost" => r.caller_boost = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())

@@ -167,6 +167,8 @@ impl Ours {
         if self.session.as_ref().is_none_or(|(r, _)| r != root) {
             let mut config = Config::new(root).with_profile(self.profile);
             config.cache = CacheLocation::Memory;
+            // Tags kept between calls, as Aider's process keeps its tags cache.
+            config.warm_session = true;
             if let Some(r) = self.relevance {
                 config.rank.relevance = r;
             }

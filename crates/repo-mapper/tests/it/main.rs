@@ -6,4 +6,5 @@ mod fallback;
 mod golden;
 mod hostile;
 mod map;
+mod profiles;
 mod warm_session;
