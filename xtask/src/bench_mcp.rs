@@ -1,5 +1,5 @@
-//! `cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N]`: the MCP
-//! server kept warm (issue 15).
+//! `cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message
+//! TEXT]`: the MCP server kept warm (issue 15), optionally with a user message per call.
 //!
 //! Starts `repo-mapper mcp` (release) as an agent does, speaks JSON-RPC to it on its
 //! stdin and stdout, and calls `repo_map` `--calls` times, each with another chat file
@@ -27,6 +27,8 @@ struct Options {
     repo: String,
     calls: usize,
     budget: usize,
+    /// A user message sent with every call (the default profile then scores it).
+    message: Option<String>,
 }
 
 /// A running server and the connection to it.
@@ -49,7 +51,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut steps = Vec::new();
     for i in 0..=o.calls {
         let chat = &chats[i % chats.len()];
-        let args = json!({"project_root": root, "chat_files": [chat], "token_limit": o.budget});
+        let mut args = json!({"project_root": root, "chat_files": [chat], "token_limit": o.budget});
+        if let Some(m) = &o.message {
+            args["message"] = json!(m);
+        }
         let started = Instant::now();
         let answer = server.call("repo_map", args)?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -85,6 +90,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         repo: "django".to_owned(),
         calls: 200,
         budget: 1024,
+        message: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -93,8 +99,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--repo" => o.repo = value()?.clone(),
             "--calls" => o.calls = value()?.parse()?,
             "--budget" => o.budget = value()?.parse()?,
+            "--message" => o.message = Some(value()?.clone()),
             _ => bail!(
-                "usage: cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N]"
+                "usage: cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] \
+                 [--message TEXT]"
             ),
         }
     }

@@ -83,7 +83,7 @@ commands:
   bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
                                  the whole binary cold and warm on a large repository: wall time,
                                  peak RSS, store size, per-step times (and stock Aider on Django)
-  bench mcp [--repo linux|django|PATH] [--calls N] [--budget N]
+  bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message TEXT]
                                  repo-mapper mcp kept warm: repo_map calls with changing chat
                                  files, per-call time and the server's memory
   parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;
@@ -96,7 +96,7 @@ commands:
   corpus                         fetch the parity corpus into target/corpus/ (PyPI, npm, crates.io, Debian)
   mentions                       the mentions derived from real commit messages (fixtures/mentions/)
                                  against Aider 0.86.2's own Coder methods; fails on any difference
-  relevance [--mirror DIR] [--commits N] [--repo NAME]... [--out FILE]
+  relevance [--mirror DIR] [--commits N] [--skip N] [--repo NAME]... [--out FILE]
             [--reuse-aider FILE] [--set KEY=VALUE]...
                                  maps against the files real commits modified, for stock Aider
                                  and our profiles (docs/relevance.md); repositories are read

@@ -100,6 +100,12 @@ fn tight_budget_default_never_over_aider_within_fifteen_percent() {
         "default_map_200",
         stdout_of(cmd(r.path()).args([".", "-t", "200"]))
     );
+    // The SPEC exactly: what the default profile gave before its measured departures
+    // (issue 16), important files first.
+    insta::assert_snapshot!(
+        "spec_map_200",
+        stdout_of(cmd(r.path()).args([".", "-t", "200", "--profile", "spec"]))
+    );
 }
 
 #[test]
@@ -396,7 +402,7 @@ fn bad_input_gets_one_line_and_the_right_exit_code() {
     fails(
         cmd(p).args([".", "--profile", "fast"]),
         1,
-        "invalid value 'fast' for '--profile <PROFILE>' [possible values: default, aider]",
+        "invalid value 'fast' for '--profile <PROFILE>' [possible values: default, spec, aider]",
     );
     fails(
         cmd(p).args([".", "--tokenizer", "gpt2"]),

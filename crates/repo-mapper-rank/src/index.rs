@@ -14,6 +14,7 @@ use repo_mapper_tags::{RefCounts, Tag, TagKind};
 use crate::FileTags;
 use crate::csr::{Csr, NONE};
 use crate::intern::{Interned, NameLookup};
+use crate::relevance::PartIndex;
 
 /// A definition tag of one file: its identifier, line and index in the file's tag slice.
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +67,8 @@ pub(crate) struct IndexCore {
     /// Per (identifier, definer) pair, in the order of `definers`' values: the
     /// definition tags, by line. Computed the first time a kept index lists definitions.
     pair_tags: OnceLock<Csr<u32>>,
+    /// Which names hold which word parts, computed the first time a message is scored.
+    parts: OnceLock<PartIndex>,
 }
 
 impl<'a> TagIndex<'a> {
@@ -163,6 +166,13 @@ impl<'a> TagIndex<'a> {
     /// Files referencing `ident`, ascending, with their reference counts.
     pub fn referencers(&self, ident: u32) -> &[(u32, u32)] {
         self.core.referencers.get(ident as usize)
+    }
+
+    /// Which identifiers hold which word parts (built once per core).
+    pub fn part_index(&self) -> &PartIndex {
+        self.core
+            .parts
+            .get_or_init(|| PartIndex::build(&self.names))
     }
 
     /// The identifiers `file` defines, ascending, each once.
@@ -321,6 +331,7 @@ impl IndexBuilder {
             file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
             orders: OnceLock::new(),
             pair_tags: OnceLock::new(),
+            parts: OnceLock::new(),
         };
         TagIndex {
             names: interned.names,

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use crate::FileTags;
 use crate::index::TagIndex;
 
@@ -177,9 +179,14 @@ pub(crate) fn lexical_scores(
     }
     let term_of: HashMap<&str, usize> = terms.iter().enumerate().map(|(i, &t)| (t, i)).collect();
     let mut tf: HashMap<(u32, usize), f64> = HashMap::new();
-    for (id, name) in index.names.iter().enumerate() {
-        for t in matched_terms(name, &term_of) {
-            for &d in index.definers(id as u32) {
+    let parts = index.part_index();
+    for (t, term) in terms.iter().enumerate() {
+        for id in parts.names_with(term) {
+            // A hash shared by another part: the name is checked.
+            if !matched_terms(index.names[id as usize], &term_of).contains(&t) {
+                continue;
+            }
+            for &d in index.definers(id) {
                 *tf.entry((d, t)).or_default() += 1.0;
             }
         }
@@ -230,6 +237,46 @@ pub(crate) fn caller_scores(index: &TagIndex<'_>, chat: &[bool]) -> Vec<f64> {
         scores.iter_mut().for_each(|s| *s /= best);
     }
     scores
+}
+
+/// Every (word-part hash, identifier) of a request's names, sorted: the identifiers whose
+/// names hold a given part, without splitting every name for every message. Kept with a
+/// kept index, so a warm session builds it once.
+#[derive(Debug)]
+pub(crate) struct PartIndex(Vec<(u64, u32)>);
+
+impl PartIndex {
+    /// Indexes `names` (by id), in parallel.
+    pub fn build(names: &[&str]) -> PartIndex {
+        let mut pairs: Vec<(u64, u32)> = names
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(id, name)| {
+                let mut hashes = Vec::new();
+                word_parts(name, &mut |p| hashes.push(part_hash(p)));
+                hashes.sort_unstable();
+                hashes.dedup();
+                hashes.into_iter().map(move |h| (h, id as u32))
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        PartIndex(pairs)
+    }
+
+    /// The identifiers whose names hold `part`, or a part of the same hash, ascending.
+    pub fn names_with(&self, part: &str) -> impl Iterator<Item = u32> + '_ {
+        let h = part_hash(part);
+        let lo = self.0.partition_point(|&(x, _)| x < h);
+        let hi = self.0.partition_point(|&(x, _)| x <= h);
+        self.0[lo..hi].iter().map(|&(_, id)| id)
+    }
+}
+
+/// FNV-1a over the part's bytes: stable across runs and platforms.
+fn part_hash(part: &str) -> u64 {
+    part.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The terms `text` contains, each once.

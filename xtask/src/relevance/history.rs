@@ -209,10 +209,11 @@ fn path_str(p: &Path) -> Result<String> {
         .with_context(|| format!("{} is not UTF-8", p.display()))
 }
 
-/// The first `count` qualifying commits walking back from the pin along first parents:
+/// The qualifying commits walking back from the pin along first parents, `skip` passed
+/// over, then `count` taken:
 /// not merges, a subject of at least four words, and 2–6 modified non-test, non-doc
 /// source files (status `M`: each existed at the parent).
-pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
+pub fn tasks(dir: &Path, repo: &Repo, skip: usize, count: usize) -> Result<Vec<Task>> {
     let log = git(
         dir,
         &[
@@ -221,22 +222,22 @@ pub fn tasks(dir: &Path, repo: &Repo, count: usize) -> Result<Vec<Task>> {
             "--no-merges",
             "--no-renames",
             "--raw",
-            "--format=commit %H %P%n%s",
+            "--format=%x00%H %P%n%s",
             repo.pin,
         ],
     )?;
     let mut tasks = Vec::new();
-    for chunk in log.split("commit ").filter(|c| !c.is_empty()) {
-        if let Some(mut task) = qualify(chunk) {
-            order_by_change(dir, &mut task)?;
-            task.message = git(dir, &["log", "-1", "--format=%B", &task.commit])?
-                .trim()
-                .to_owned();
-            tasks.push(task);
-            if tasks.len() == count {
-                break;
-            }
-        }
+    let qualifying = log
+        .split('\0')
+        .filter(|c| !c.is_empty())
+        .filter_map(qualify)
+        .skip(skip);
+    for mut task in qualifying.take(count) {
+        order_by_change(dir, &mut task)?;
+        task.message = git(dir, &["log", "-1", "--format=%B", &task.commit])?
+            .trim()
+            .to_owned();
+        tasks.push(task);
     }
     Ok(tasks)
 }
@@ -275,7 +276,8 @@ fn changed_lines(numstat: &str) -> std::collections::HashMap<String, u64> {
         .collect()
 }
 
-/// Parses one commit of the log; `Some` when it qualifies (message still empty, files in
+/// Parses one commit of the log (`HASH PARENTS`, the subject, `--raw` lines); `Some` when
+/// it qualifies (message still empty, files in
 /// path order).
 fn qualify(chunk: &str) -> Option<Task> {
     let mut lines = chunk.lines();

@@ -35,6 +35,8 @@ const BUDGETS: [usize; 2] = [1024, 4096];
 struct Args {
     mirror: PathBuf,
     commits: usize,
+    /// Qualifying commits passed over first (a held-out set: `--skip 25`).
+    skip: usize,
     repos: Vec<String>,
     /// An earlier artifact whose Aider and aider-profile answers are reused.
     reuse_aider: Option<PathBuf>,
@@ -50,6 +52,9 @@ struct Artifact {
     repo_mapper_commit: String,
     budgets: Vec<usize>,
     commits_per_repo: usize,
+    /// Qualifying commits passed over before those measured.
+    #[serde(default)]
+    skipped_per_repo: usize,
     /// The default profile's relevance settings in this run.
     #[serde(default)]
     relevance: String,
@@ -97,6 +102,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         repo_mapper_commit: head_commit(),
         budgets: BUDGETS.to_vec(),
         commits_per_repo: args.commits,
+        skipped_per_repo: args.skip,
         relevance: format!("{:?}", args.relevance),
         ..Artifact::default()
     };
@@ -107,7 +113,7 @@ pub fn run(rest: &[String]) -> Result<()> {
         .filter(|r| args.repos.is_empty() || args.repos.iter().any(|n| n == r.name))
     {
         let dir = history::clone(repo, &args.mirror, &clones)?;
-        let tasks = history::tasks(&dir, repo, args.commits)?;
+        let tasks = history::tasks(&dir, repo, args.skip, args.commits)?;
         eprintln!("relevance: {}: {} tasks", repo.name, tasks.len());
         let record = runner.repo(repo, &dir, tasks, &mut artifact)?;
         artifact.repos.push(record);
@@ -159,6 +165,7 @@ fn parse(rest: &[String]) -> Result<Args> {
     let mut args = Args {
         mirror: workspace_root().join("../.mirror"),
         commits: 25,
+        skip: 0,
         repos: Vec::new(),
         reuse_aider: None,
         out: workspace_root().join("target/relevance/relevance.json"),
@@ -170,13 +177,14 @@ fn parse(rest: &[String]) -> Result<Args> {
         match flag.as_str() {
             "--mirror" => args.mirror = PathBuf::from(value()?),
             "--commits" => args.commits = value()?.parse()?,
+            "--skip" => args.skip = value()?.parse()?,
             "--repo" => args.repos.push(value()?.clone()),
             "--out" => args.out = PathBuf::from(value()?),
             "--reuse-aider" => args.reuse_aider = Some(PathBuf::from(value()?)),
             "--set" => set_relevance(&mut args.relevance, value()?)?,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
-                 [--commits N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]..."
+                 [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]..."
             ),
         }
     }
