@@ -58,14 +58,14 @@ impl Relevance {
 
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
     pub const MEASURED: Relevance = Relevance {
-        lexical_restart: 10.0,
-        lexical_boost: 10.0,
+        lexical_restart: 0.0,
+        lexical_boost: 20.0,
         path_weight: 2.0,
         test_factor: 0.25,
         important_first: false,
         caller_restart: 0.0,
-        caller_boost: 0.0,
-        breadth: 1.0,
+        caller_boost: 10.0,
+        breadth: 0.3,
     };
 
     /// Whether the caller score is read.

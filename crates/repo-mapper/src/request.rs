@@ -292,8 +292,9 @@ pub struct ReportEntry {
     pub ident: Option<String>,
     /// The definition's 1-based line, for definition entries.
     pub line: Option<i32>,
-    /// Rank of the (file, identifier) for definitions; PageRank of the file for bare
-    /// entries in the graph.
+    /// Rank of the (file, identifier) for definitions (in the default profile, times the
+    /// [`Relevance`](crate::Relevance) factors that ordered the list); PageRank of the
+    /// file for bare entries in the graph.
     pub rank: Option<f64>,
     /// Which ranking stage produced it (`Stage::as_str` names it).
     pub stage: Stage,
