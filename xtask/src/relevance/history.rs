@@ -395,6 +395,70 @@ mod tests {
         assert!(!is_source("README.md") && !is_source(".py"));
     }
 
+    /// A throwaway repository: one commit adding three files, then one modifying two.
+    fn history() -> (PathBuf, String) {
+        let dir = std::env::temp_dir().join(format!("relevance-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let run = |args: &[&str]| git(&dir, args).unwrap();
+        run(&["init", "-q"]);
+        let commit = |message: &str| {
+            run(&["add", "-A"]);
+            run(&[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-q",
+                "-m",
+                message,
+            ]);
+        };
+        std::fs::write(dir.join("src/a.py"), "def a():\n    pass\n").unwrap();
+        std::fs::write(dir.join("src/b.py"), "def b():\n    pass\n").unwrap();
+        std::fs::write(dir.join("README.md"), "# r\n").unwrap();
+        commit("Add the first two modules");
+        std::fs::write(dir.join("src/a.py"), "def a():\n    return 1\n\n\n").unwrap();
+        std::fs::write(dir.join("src/b.py"), "def b():\n    return 2\n").unwrap();
+        commit("Make both modules return numbers");
+        let head = run(&["rev-parse", "HEAD"]).trim().to_owned();
+        (dir, head)
+    }
+
+    #[test]
+    fn tasks_come_from_history_and_are_answered_at_the_parent() {
+        let (dir, head) = history();
+        let repo = Repo {
+            name: "t",
+            github: "t/t",
+            language: "Python",
+            pin: Box::leak(head.clone().into_boxed_str()),
+        };
+        let tasks = tasks(&dir, &repo, 0, 5).unwrap();
+        assert_eq!(
+            tasks.len(),
+            1,
+            "the first commit adds files: it does not qualify"
+        );
+        let task = &tasks[0];
+        assert_eq!(
+            (task.commit.as_str(), task.message.as_str()),
+            (head.as_str(), "Make both modules return numbers")
+        );
+        assert_eq!(
+            task.modified,
+            ["src/a.py", "src/b.py"],
+            "most changed lines first"
+        );
+        assert!(super::tasks(&dir, &repo, 1, 5).unwrap().is_empty());
+        let files = checkout(&dir, &task.parent).unwrap();
+        assert_eq!(files, ["README.md", "src/a.py", "src/b.py"]);
+        let a = std::fs::read_to_string(dir.join("src/a.py")).unwrap();
+        assert_eq!(a, "def a():\n    pass\n", "the parent's content");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_commit_qualifies_by_subject_and_modified_sources() {
         let chunk = "abc def\nFix the width of tables\n\n\
