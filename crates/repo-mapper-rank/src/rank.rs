@@ -238,31 +238,38 @@ fn relevance(config: &RankConfig) -> Relevance {
     }
 }
 
-/// [`Relevance::breadth`]: each file's definitions after its best, in rank order, get
-/// `breadth`, `breadth²`, … of their rank.
-fn spread_within_files(def_ranks: &mut [DefRank], breadth: f64) {
+/// [`Relevance::breadth`]: each file's definitions after its best, in rank order (ties by
+/// pair), get `breadth`, `breadth²`, … of their rank. Definitions are bucketed by file
+/// (a counting sort: linear), then each file's few are sorted.
+fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
     if breadth == 1.0 {
         return;
     }
-    let mut order: Vec<u32> = (0..def_ranks.len() as u32).collect();
-    order.par_sort_unstable_by(|&a, &b| {
-        let (a, b) = (&def_ranks[a as usize], &def_ranks[b as usize]);
-        a.file
-            .cmp(&b.file)
-            .then(b.rank.total_cmp(&a.rank))
-            .then(a.pair.cmp(&b.pair))
-    });
-    let mut factor = 1.0;
-    let mut last_file = None;
-    for i in order {
-        let d = &mut def_ranks[i as usize];
-        factor = if last_file == Some(d.file) {
-            factor * breadth
-        } else {
-            1.0
-        };
-        last_file = Some(d.file);
-        d.rank *= factor;
+    let mut start = vec![0usize; files + 1];
+    for d in def_ranks.iter() {
+        start[d.file as usize + 1] += 1;
+    }
+    for f in 0..files {
+        start[f + 1] += start[f];
+    }
+    let mut next = start.clone();
+    let mut order = vec![0u32; def_ranks.len()];
+    for (i, d) in def_ranks.iter().enumerate() {
+        let slot = &mut next[d.file as usize];
+        order[*slot] = i as u32;
+        *slot += 1;
+    }
+    for f in 0..files {
+        let bucket = &mut order[start[f]..start[f + 1]];
+        bucket.sort_unstable_by(|&a, &b| {
+            let (a, b) = (&def_ranks[a as usize], &def_ranks[b as usize]);
+            b.rank.total_cmp(&a.rank).then(a.pair.cmp(&b.pair))
+        });
+        let mut factor = 1.0;
+        for &i in bucket.iter() {
+            def_ranks[i as usize].rank *= factor;
+            factor *= breadth;
+        }
     }
 }
 
@@ -274,7 +281,7 @@ fn reweigh_definitions(
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
 ) {
-    spread_within_files(def_ranks, relevance.breadth);
+    spread_within_files(def_ranks, prep.files.len(), relevance.breadth);
     if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
         return;
     }
