@@ -8,10 +8,12 @@
 //! the conversation names them.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
 use crate::FileTags;
+use crate::fxhash::FxHasher;
 use crate::index::TagIndex;
 
 /// How far the ranking departs from the SPEC's, and where. [`Relevance::SPEC`] departs
@@ -178,35 +180,37 @@ pub(crate) fn lexical_scores(
         return scores;
     }
     let term_of: HashMap<&str, usize> = terms.iter().enumerate().map(|(i, &t)| (t, i)).collect();
-    let mut tf: HashMap<(u32, usize), f64> = HashMap::new();
+    // Keyed (file, term): per call, as many entries as a term's definers.
+    let mut tf: HashMap<(u32, u32), f64, BuildHasherDefault<FxHasher>> = HashMap::default();
     let parts = index.part_index();
     for (t, term) in terms.iter().enumerate() {
+        // By 64-bit hash: two parts sharing one (odds ~1e-8 among the Linux tree's
+        // names) would make a name count for the other's term, never a failure.
         for id in parts.names_with(term) {
-            // A hash shared by another part: the name is checked.
-            if !matched_terms(index.names[id as usize], &term_of).contains(&t) {
-                continue;
-            }
             for &d in index.definers(id) {
-                *tf.entry((d, t)).or_default() += 1.0;
+                *tf.entry((d, t as u32)).or_default() += 1.0;
             }
         }
     }
     for (fi, file) in files.iter().enumerate() {
         for t in matched_terms(file.rel_fname, &term_of) {
-            *tf.entry((fi as u32, t)).or_default() += path_weight;
+            *tf.entry((fi as u32, t as u32)).or_default() += path_weight;
         }
     }
+    // Summed in (file, term) order: no score depends on the map's iteration order.
+    let mut tf: Vec<((u32, u32), f64)> = tf.into_iter().collect();
+    tf.sort_unstable_by_key(|&(key, _)| key);
     let mut df = vec![0usize; terms.len()];
-    for &(_, t) in tf.keys() {
-        df[t] += 1;
+    for &((_, t), _) in &tf {
+        df[t as usize] += 1;
     }
     let n = files.len() as f64;
     let idf: Vec<f64> = df
         .iter()
         .map(|&d| (1.0 + (n - d as f64 + 0.5) / (d as f64 + 0.5)).ln())
         .collect();
-    for (&(f, t), &count) in &tf {
-        scores[f as usize] += idf[t] * count / (count + 1.2);
+    for &((f, t), count) in &tf {
+        scores[f as usize] += idf[t as usize] * count / (count + 1.2);
     }
     let best = scores.iter().copied().fold(0.0, f64::max);
     if best > 0.0 {
@@ -322,20 +326,33 @@ const AUXILIARY_DIRS: &[&str] = &[
 /// assert!(!is_auxiliary("shop/cart.go"));
 /// ```
 pub fn is_auxiliary(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let mut parts: Vec<&str> = lower.split('/').collect();
-    let name = parts.pop().unwrap_or_default();
-    if parts.iter().any(|d| AUXILIARY_DIRS.contains(d)) {
+    let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let aux_dir = |d: &str| AUXILIARY_DIRS.iter().any(|a| d.eq_ignore_ascii_case(a));
+    if dirs.split('/').any(aux_dir) {
         return true;
     }
-    let stem = name.split('.').next().unwrap_or(name);
-    stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || stem == "conftest"
-        || name.contains(".test.")
-        || name.contains(".spec.")
+    let stem = name
+        .as_bytes()
+        .split(|&b| b == b'.')
+        .next()
+        .unwrap_or_default();
+    let starts =
+        |p: &str| stem.len() >= p.len() && stem[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let ends = |p: &str| {
+        stem.len() >= p.len() && stem[stem.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes())
+    };
+    let holds = |p: &str| {
+        name.as_bytes()
+            .windows(p.len())
+            .any(|w| w.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    starts("test_")
+        || ends("_test")
+        || ends("_tests")
+        || ends("_spec")
+        || stem.eq_ignore_ascii_case(b"conftest")
+        || holds(".test.")
+        || holds(".spec.")
 }
 
 #[cfg(test)]
@@ -358,5 +375,26 @@ mod tests {
             query_terms("entries entry status tables"),
             ["entry", "status", "table"]
         );
+    }
+
+    #[test]
+    fn auxiliary_files_by_directory_and_name_in_any_case() {
+        for path in [
+            "Tests/shop.py",
+            "a/Docs/x.py",
+            "CART_TEST.go",
+            "app.Test.js",
+            "conftest.py",
+        ] {
+            assert!(is_auxiliary(path), "{path}");
+        }
+        for path in [
+            "lib/testing.py",
+            "src/contest.py",
+            "attest.rs",
+            "spectacle/x.py",
+        ] {
+            assert!(!is_auxiliary(path), "{path}");
+        }
     }
 }
