@@ -113,7 +113,9 @@ pub fn is_source(path: &str) -> bool {
         .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
 }
 
-/// Whether `path` is a test, benchmark, example or documentation file.
+/// Whether `path` is a test, benchmark, example or documentation file. Deliberately not
+/// `repo_mapper_rank::is_auxiliary`, though close to it: which commits are tasks must not
+/// move when the system under test changes its own notion.
 pub fn is_test_or_doc(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let mut parts: Vec<&str> = lower.split('/').collect();
