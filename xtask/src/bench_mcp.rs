@@ -1,5 +1,6 @@
 //! `cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message
-//! TEXT]`: the MCP server kept warm (issue 15), optionally with a user message per call.
+//! TEXT] [--profile P]`: the MCP server kept warm (issue 15), optionally with a user
+//! message per call and another profile.
 //!
 //! Starts `repo-mapper mcp` (release) as an agent does, speaks JSON-RPC to it on its
 //! stdin and stdout, and calls `repo_map` `--calls` times, each with another chat file
@@ -29,6 +30,8 @@ struct Options {
     budget: usize,
     /// A user message sent with every call (the default profile then scores it).
     message: Option<String>,
+    /// The profile asked for (the server's default when unset).
+    profile: Option<String>,
 }
 
 /// A running server and the connection to it.
@@ -54,6 +57,9 @@ pub fn run(args: &[String]) -> Result<()> {
         let mut args = json!({"project_root": root, "chat_files": [chat], "token_limit": o.budget});
         if let Some(m) = &o.message {
             args["message"] = json!(m);
+        }
+        if let Some(p) = &o.profile {
+            args["profile"] = json!(p);
         }
         let started = Instant::now();
         let answer = server.call("repo_map", args)?;
@@ -91,6 +97,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         calls: 200,
         budget: 1024,
         message: None,
+        profile: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -100,9 +107,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--calls" => o.calls = value()?.parse()?,
             "--budget" => o.budget = value()?.parse()?,
             "--message" => o.message = Some(value()?.clone()),
+            "--profile" => o.profile = Some(value()?.clone()),
             _ => bail!(
                 "usage: cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] \
-                 [--message TEXT]"
+                 [--message TEXT] [--profile P]"
             ),
         }
     }

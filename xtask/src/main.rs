@@ -83,7 +83,7 @@ commands:
   bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
                                  the whole binary cold and warm on a large repository: wall time,
                                  peak RSS, store size, per-step times (and stock Aider on Django)
-  bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message TEXT]
+  bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message TEXT] [--profile P]
                                  repo-mapper mcp kept warm: repo_map calls with changing chat
                                  files, per-call time and the server's memory
   parity [--gate]                measure repo-mapper against Aider 0.86.2 (fixed and stock) on fixtures/;

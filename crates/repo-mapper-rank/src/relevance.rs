@@ -3,9 +3,10 @@
 //!
 //! The message of the task is read as a bag of code words ([`query_terms`]); each file is
 //! scored by how well its path and the names it defines match them, BM25-style
-//! ([`lexical_scores`]); the score restarts PageRank at those files and multiplies their
-//! definitions' ranks. Test, documentation and example files are down-weighted unless
-//! the conversation names them.
+//! (`lexical_scores`); the score multiplies their definitions' ranks (and can restart
+//! PageRank there). The files that use what the chat files define are lifted the same
+//! way (`caller_scores`); test, documentation and example files are down-weighted unless
+//! the conversation names them; a file's lesser definitions make room for other files.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -36,9 +37,12 @@ pub struct Relevance {
     /// SPEC §8.2: important files head the list. Off, they are listed where they rank.
     pub important_first: bool,
     /// Restart weight (× `personalize`) of the file that uses the chat files' definitions
-    /// most ([`caller_scores`]; others in proportion); 0: none.
+    /// most (others in proportion; see [`Relevance::caller_boost`] for the score); 0: none.
     pub caller_restart: f64,
-    /// A file's definition ranks are multiplied by `1 + caller_boost × caller score`.
+    /// A file's definition ranks are multiplied by `1 + caller_boost × caller score`: its
+    /// use of the names the chat files define (each counted by how specific it is: the
+    /// inverse of its definers, times the log-inverse frequency of its users), relative
+    /// to the file that uses them most.
     pub caller_boost: f64,
     /// A file's definitions after its best are multiplied by `breadth`, `breadth²`, … in
     /// rank order, so that a budget shows more files; 1: no change.
