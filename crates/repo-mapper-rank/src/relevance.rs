@@ -79,8 +79,8 @@ impl Relevance {
         self.caller_boost != 0.0 || self.caller_restart != 0.0
     }
 
-    /// Whether the lexical score is read.
-    pub(crate) fn lexical(&self) -> bool {
+    /// Whether the lexical score is read (whether a request's `query` matters).
+    pub fn lexical(&self) -> bool {
         self.lexical_boost != 0.0 || self.lexical_restart != 0.0
     }
 }

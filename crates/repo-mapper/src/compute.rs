@@ -68,11 +68,13 @@ impl RepoMap {
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
         let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
-        let terms = request
-            .message
-            .as_deref()
-            .map(query_terms)
-            .unwrap_or_default();
+        // Only the default profile's relevance reads the terms.
+        let reads_terms =
+            self.profile() == Dialect::Default && self.config.rank.relevance.lexical();
+        let terms = match request.message.as_deref() {
+            Some(message) if reads_terms => query_terms(message),
+            _ => Vec::new(),
+        };
         let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
         ranked.query = terms.iter().map(String::as_str).collect();
         let ranking = self.rank(&ranked, &scanned.tags);
