@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use repo_mapper_tags::{Dialect, Limits, Tag, normalize_newlines, read_source};
+use repo_mapper_tags::{Dialect, FileStamp, Limits, Tag, normalize_newlines, read_source};
 
 use crate::context::{TreeContext, render_language};
 use crate::escape::escape_control;
@@ -77,12 +77,18 @@ pub fn line_of_interest(tag_line: i32) -> i64 {
 struct RenderKey {
     rel_fname: Arc<str>,
     lois: Vec<i64>,
-    mtime: Option<SystemTime>,
+    stamp: Option<FileStamp>,
 }
 
 #[derive(Debug)]
 struct CachedContext {
-    mtime: Option<SystemTime>,
+    /// The file's stamp when it was read.
+    stamp: Option<FileStamp>,
+    /// Whether the stamp had settled when the file was read; a racy stamp may hold
+    /// through another write, so such a context serves only the map that read it.
+    settled: bool,
+    /// The [`Renderer::start_map`] generation that read it.
+    read_in: u64,
     /// The [`Renderer::start_map`] generation that last used it.
     used: u64,
     /// `None`: the file could not be read ([`Dialect::Default`] renders it as `""`).
@@ -92,15 +98,16 @@ struct CachedContext {
 /// Renders ranked definitions as repo-map text: Aider 0.86.2's `to_tree` and
 /// `render_tree`, with both of its caches (SPEC §9).
 ///
-/// * The **render cache** maps `(rel_fname, sorted lines of interest, mtime)` to the
+/// * The **render cache** maps `(rel_fname, sorted lines of interest, stamp)` to the
 ///   rendered text; clear it with [`Renderer::clear_render_cache`] at the start of each
 ///   uncached map computation (SPEC §9.2).
 /// * The **context cache** keeps one [`TreeContext`] per `rel_fname`, replaced when the
-///   file's mtime changes. Aider keeps it for the whole session; here
+///   file's [`FileStamp`] (size, mtime, ctime, inode) changes. Aider keeps it for the whole session; here
 ///   [`Renderer::start_map`] also drops the contexts the previous map did not use, so a
 ///   long session holds the files of at most two maps (of the last
 ///   [`Renderer::with_kept_maps`] maps and the current one; neither cache changes the output:
-///   both are checked against the file's mtime).
+///   both are checked against the file's stamp, and a file read while its stamp was racy
+///   is read again).
 ///
 /// # Dialects
 ///
@@ -278,22 +285,22 @@ impl Renderer {
     ///
     /// The file is read as Aider's `io.read_text` reads it (UTF-8, universal newlines) and
     /// given a final newline; its language comes from `rel_fname` ([`render_language`]).
-    /// Results are cached by `(rel_fname, sorted lines, mtime)`, contexts by `rel_fname`
-    /// and checked against the mtime. See [`Renderer`] for unreadable files.
+    /// Results are cached by `(rel_fname, sorted lines, stamp)`, contexts by `rel_fname`
+    /// and checked against the file's [`FileStamp`]. See [`Renderer`] for unreadable files.
     pub fn render_tree(
         &mut self,
         abs_fname: &Path,
         rel_fname: &str,
         lines_of_interest: &[i64],
     ) -> String {
-        let mtime = std::fs::metadata(abs_fname).and_then(|m| m.modified()).ok();
+        let stamp = std::fs::metadata(abs_fname).ok().map(|m| FileStamp::of(&m));
         let mut lois = lines_of_interest.to_vec();
         lois.sort_unstable();
         let rel: Arc<str> = Arc::from(rel_fname);
         let key = RenderKey {
             rel_fname: Arc::clone(&rel),
             lois,
-            mtime,
+            stamp,
         };
         if let Some(hit) = self.render_cache.get(&key) {
             return hit.clone();
@@ -303,19 +310,20 @@ impl Renderer {
         let cached = self
             .contexts
             .get_mut(rel_fname)
-            .filter(|c| c.mtime == mtime);
+            .filter(|c| c.stamp == stamp && (c.settled || c.read_in == generation));
         let fresh = cached.map(|c| c.used = generation).is_some();
         if !fresh {
+            let read_at = SystemTime::now();
             let context = self.build_context(abs_fname, rel_fname);
-            let used = generation;
-            self.contexts.insert(
-                rel,
-                CachedContext {
-                    mtime,
-                    used,
-                    context,
-                },
-            );
+            let settled = stamp.is_some_and(|s| !s.racy_at(read_at));
+            let cached = CachedContext {
+                stamp,
+                settled,
+                read_in: generation,
+                used: generation,
+                context,
+            };
+            self.contexts.insert(rel, cached);
         }
         let rendered = self
             .contexts

@@ -2,11 +2,12 @@
 //! paths (the key of the entry is the path).
 //!
 //! ```text
-//! entry   = FORMAT:u8 flags:u8 mtime_secs:i64le mtime_nanos:u32le size:u64le hash:[u8;32]
+//! entry   = FORMAT:u8 flags:u8 mtime:time ctime:time inode:u64le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag* ngroups:varint group*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
+//! time    = secs:i64le nanos:u32le
 //! str     = len:varint utf8-bytes
 //! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
 //! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
@@ -28,10 +29,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use repo_mapper_tags::{CountedTags, CutShort, RefCounts, Tag, TagKind, known_sub_kind};
+use repo_mapper_tags::{
+    CountedTags, CutShort, FileStamp, RefCounts, StatTime, Tag, TagKind, known_sub_kind,
+};
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 5;
+pub const FORMAT: u8 = 6;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,12 +74,8 @@ pub fn decode_note(entry: &[u8]) -> Option<Note> {
 /// What decides whether a stored entry still describes the file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileKey {
-    /// Modification time, seconds since the Unix epoch (negative before it).
-    pub mtime_secs: i64,
-    /// Sub-second part of the modification time.
-    pub mtime_nanos: u32,
-    /// File size in bytes.
-    pub size: u64,
+    /// What `stat` said of the file when it was read (its size: the bytes read).
+    pub stamp: FileStamp,
     /// blake3 of the file's bytes.
     pub hash: [u8; 32],
     /// The file's mtime was not older than the scan that wrote the entry (by the racy
@@ -86,16 +85,20 @@ pub struct FileKey {
     pub racy: bool,
 }
 
-const HEADER_LEN: usize = 1 + 1 + 8 + 4 + 8 + 32;
+const HEADER_LEN: usize = 1 + 1 + 12 + 12 + 8 + 8 + 32;
 
 /// Encodes a file's key, tags and note.
 pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 4);
     out.push(FORMAT);
     out.push(u8::from(key.racy) | note_bits(note));
-    out.extend_from_slice(&key.mtime_secs.to_le_bytes());
-    out.extend_from_slice(&key.mtime_nanos.to_le_bytes());
-    out.extend_from_slice(&key.size.to_le_bytes());
+    let stamp = &key.stamp;
+    for (secs, nanos) in [stamp.mtime, stamp.ctime] {
+        out.extend_from_slice(&secs.to_le_bytes());
+        out.extend_from_slice(&nanos.to_le_bytes());
+    }
+    out.extend_from_slice(&stamp.inode.to_le_bytes());
+    out.extend_from_slice(&stamp.size.to_le_bytes());
     out.extend_from_slice(&key.hash);
     let (listed, tail) = tags.split_at(tags.len() - fallback_tail_len(tags));
     let mut strings = StringTable::default();
@@ -185,11 +188,20 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
     if entry.len() < HEADER_LEN || entry[0] != FORMAT {
         return None;
     }
+    let u64_at = |at: usize| Some(u64::from_le_bytes(entry[at..at + 8].try_into().ok()?));
+    let time_at = |at: usize| -> Option<StatTime> {
+        let secs = i64::from_le_bytes(entry[at..at + 8].try_into().ok()?);
+        Some((secs, u32::from_le_bytes(entry[at + 8..at + 12].try_into().ok()?)))
+    };
+    let stamp = FileStamp {
+        mtime: time_at(2)?,
+        ctime: time_at(14)?,
+        inode: u64_at(26)?,
+        size: u64_at(34)?,
+    };
     Some(FileKey {
-        mtime_secs: i64::from_le_bytes(entry[2..10].try_into().ok()?),
-        mtime_nanos: u32::from_le_bytes(entry[10..14].try_into().ok()?),
-        size: u64::from_le_bytes(entry[14..22].try_into().ok()?),
-        hash: entry[22..54].try_into().ok()?,
+        stamp,
+        hash: entry[42..74].try_into().ok()?,
         racy: entry[1] & RACY_BIT != 0,
     })
 }
@@ -434,9 +446,12 @@ mod tests {
 
     fn a_key() -> FileKey {
         FileKey {
-            mtime_secs: 1,
-            mtime_nanos: 2,
-            size: 3,
+            stamp: FileStamp {
+                size: 3,
+                mtime: (1, 2),
+                ctime: (4, 5),
+                inode: 6,
+            },
             hash: [0; 32],
             racy: false,
         }
@@ -445,9 +460,12 @@ mod tests {
     #[test]
     fn round_trip() {
         let key = FileKey {
-            mtime_secs: -5,
-            mtime_nanos: 999,
-            size: 1 << 40,
+            stamp: FileStamp {
+                size: 1 << 40,
+                mtime: (-5, 999),
+                ctime: (i64::MAX, 1),
+                inode: u64::MAX,
+            },
             hash: [7; 32],
             racy: true,
         };
@@ -465,7 +483,10 @@ mod tests {
         let back = decode_tags(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
         assert_eq!(back, tags);
         let key2 = FileKey {
-            mtime_secs: 9,
+            stamp: FileStamp {
+                mtime: (9, 0),
+                ..key.stamp
+            },
             racy: false,
             ..key
         };

@@ -4,11 +4,11 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, Language, Limits, extract_source_within, source_from_bytes,
+    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, extract_source_within, source_from_bytes,
 };
 
 use crate::TagStore;
@@ -16,11 +16,6 @@ use crate::codec::{self, FileKey, Note};
 
 /// Entries written to the store per batch.
 const WRITE_BATCH: usize = 1024;
-
-/// A file whose mtime is this close to the scan's start may still be changing within the
-/// same mtime tick; its cached entry is trusted only if its content hash matches too
-/// (git's "racy clean" rule).
-const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// What a scan did, for `--verbose` and progress reporting.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -378,7 +373,7 @@ fn check(
         Ok(stat) => stat,
         Err(why) => return Checked::Done(Outcome::Error(why)),
     };
-    if opts.max_file_size.is_some_and(|max| stat.size > max) {
+    if opts.max_file_size.is_some_and(|max| stat.stamp.size > max) {
         return Checked::Done(Outcome::TooLarge);
     }
     let names = Names {
@@ -432,44 +427,31 @@ struct Names {
 
 /// What `stat` says of a file.
 struct Stat {
-    mtime_secs: i64,
-    mtime_nanos: u32,
-    size: u64,
-    /// Modified within the racy window before the scan started (or mtime unknown).
+    stamp: FileStamp,
+    /// Modified or changed within the racy window before the scan started.
     racy: bool,
 }
 
 impl Stat {
     fn of(fname: &Path, started: SystemTime) -> Result<Stat, String> {
-        let meta = match std::fs::metadata(fname) {
-            Ok(m) if m.is_file() => m,
-            Ok(_) => return Err("not a regular file".into()),
-            Err(e) => return Err(e.to_string()),
-        };
-        let (mtime_secs, mtime_nanos, racy) = match meta.modified() {
-            Ok(t) => {
-                let (s, n) = split_time(t);
-                let racy = started
-                    .duration_since(t)
-                    .map_or(true, |age| age < RACY_WINDOW);
-                (s, n, racy)
+        match std::fs::metadata(fname) {
+            Ok(m) if m.is_file() => {
+                let stamp = FileStamp::of(&m);
+                let racy = stamp.racy_at(started);
+                Ok(Stat { stamp, racy })
             }
-            Err(_) => (0, 0, true),
-        };
-        Ok(Stat {
-            mtime_secs,
-            mtime_nanos,
-            size: meta.len(),
-            racy,
-        })
+            Ok(_) => Err("not a regular file".into()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// The validation key of the file whose content is `bytes`.
     fn key_of(&self, bytes: &[u8]) -> FileKey {
         FileKey {
-            mtime_secs: self.mtime_secs,
-            mtime_nanos: self.mtime_nanos,
-            size: bytes.len() as u64,
+            stamp: FileStamp {
+                size: bytes.len() as u64,
+                ..self.stamp
+            },
             hash: *blake3::hash(bytes).as_bytes(),
             racy: self.racy,
         }
@@ -480,9 +462,7 @@ impl Stat {
 /// one that wrote the entry saw the file within the racy window.
 fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> {
     let k = codec::decode_key(entry)?;
-    let same =
-        (k.mtime_secs, k.mtime_nanos, k.size) == (stat.mtime_secs, stat.mtime_nanos, stat.size);
-    if stat.racy || k.racy || !same {
+    if stat.racy || k.racy || k.stamp != stat.stamp {
         return None;
     }
     let tags = codec::decode_counted(entry, &names.rel, &names.abs)?;
@@ -506,8 +486,7 @@ fn confirmed_by_hash(
     }
     let tags = codec::decode_counted(&entry, &names.rel, &names.abs)?;
     let note = codec::decode_note(&entry);
-    let unchanged =
-        (k.mtime_secs, k.mtime_nanos, k.size) == (key.mtime_secs, key.mtime_nanos, key.size);
+    let unchanged = k.stamp == key.stamp;
     let rewrite = (k != *key).then(|| codec::with_key(entry, key));
     let stored = Outcome::Stored {
         tags,
@@ -628,18 +607,3 @@ pub fn entry_key(dialect: Dialect, path: &Path) -> Vec<u8> {
     key
 }
 
-fn split_time(t: SystemTime) -> (i64, u32) {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => (
-            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-            d.subsec_nanos(),
-        ),
-        Err(e) => {
-            let d = e.duration();
-            (
-                -i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-                d.subsec_nanos(),
-            )
-        }
-    }
-}

@@ -45,6 +45,7 @@ mod pygments;
 mod registry;
 #[cfg(feature = "extract")]
 mod scanner_guard;
+mod stamp;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -59,6 +60,7 @@ pub use extract::{
 pub use language::{Language, filename_to_lang};
 pub use limits::{CutShort, Deadline, Limits};
 pub use pycompat::normalize_newlines;
+pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
 #[cfg(feature = "extract")]
 pub use pygments::names as pygments_names;
 #[cfg(feature = "extract")]

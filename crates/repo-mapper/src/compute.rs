@@ -47,6 +47,30 @@ pub(crate) struct Admitted {
     pub(crate) generation: u64,
 }
 
+impl Admitted {
+    /// The state of the admitted files: a hash of which files are present and each one's
+    /// [`Stamp`], or `None` if a stamp is racy at `now` (a file changed that recently may
+    /// change again without its stamp changing). Two admissions of the same request with
+    /// the same state saw the same file contents.
+    pub(crate) fn state(&self, now: std::time::SystemTime) -> Option<[u8; 32]> {
+        let mut hash = blake3::Hasher::new();
+        for ((_, rel), stamp) in self.present.iter().zip(&self.stamps) {
+            if stamp.racy_at(now) {
+                return None;
+            }
+            hash.update(rel.as_bytes());
+            hash.update(&[0]);
+            hash.update(&stamp.size.to_le_bytes());
+            for (secs, nanos) in [stamp.mtime, stamp.ctime] {
+                hash.update(&secs.to_le_bytes());
+                hash.update(&nanos.to_le_bytes());
+            }
+            hash.update(&stamp.inode.to_le_bytes());
+        }
+        Some(*hash.finalize().as_bytes())
+    }
+}
+
 /// A warm session's last admission, and the watch that says what changed since.
 #[derive(Debug)]
 pub(crate) struct KeptAdmission {
@@ -57,12 +81,17 @@ pub(crate) struct KeptAdmission {
 }
 
 impl RepoMap {
-    /// Scan, rank, fit: one uncached computation within `budget` tokens.
-    pub(crate) fn compute(&mut self, request: &MapRequest, budget: usize) -> Computed {
-        let started = Instant::now();
-        self.renderer.start_map();
-        let (admitted, checked) = self.admit(request);
+    /// Scan, rank, fit: one uncached computation within `budget` tokens, of the files
+    /// admitted (with how many were checked) since `started`.
+    pub(crate) fn compute(
+        &mut self,
+        request: &MapRequest,
+        budget: usize,
+        (admitted, checked): (Arc<Admitted>, usize),
+        started: Instant,
+    ) -> Computed {
         let admitted_at = Instant::now();
+        self.renderer.start_map();
         let (scanned, store_fallback) = self.scan(&admitted);
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
@@ -211,7 +240,7 @@ impl RepoMap {
             if link && !admitted.links.contains(path) {
                 return None; // a new symlink: listed by a full check
             }
-            admitted.stamps[at] = Stamp::of_meta(&meta);
+            admitted.stamps[at] = Stamp::of(&meta);
         }
         Some(())
     }
@@ -225,7 +254,7 @@ impl RepoMap {
             .par_iter()
             .map(|f| {
                 let (meta, link) = guard.check(f)?;
-                Ok((rel_fname(root, f), Stamp::of_meta(&meta), link))
+                Ok((rel_fname(root, f), Stamp::of(&meta), link))
             })
             .collect();
         let mut admitted = Admitted {

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use repo_mapper_render::Renderer;
 
@@ -53,13 +53,22 @@ pub(crate) type Computed = Result<MapOutput, NoMap>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CacheKey {
     chat: Vec<PathBuf>,
-    /// SHA-256 of the sorted other files (the list itself is the whole repository).
+    /// blake3 of the sorted other files (the list itself is the whole repository).
     other: [u8; 32],
     budget: usize,
     anchors: Anchors,
     mentioned_files: Option<BTreeSet<String>>,
     mentioned_idents: Option<BTreeSet<String>>,
     message: Option<String>,
+}
+
+/// A cached result: the request it answers, the state of the files it was made from
+/// ([`Admitted::state`](crate::compute::Admitted::state)) and the result.
+#[derive(Debug)]
+struct Cached {
+    key: CacheKey,
+    state: Option<[u8; 32]>,
+    computed: Computed,
 }
 
 /// The repo map of one repository. Keep it for a session: it holds the map cache, the
@@ -89,7 +98,7 @@ struct CacheKey {
 pub struct RepoMap {
     pub(crate) config: Config,
     pub(crate) renderer: Renderer,
-    map_cache: VecDeque<(CacheKey, Computed)>,
+    map_cache: VecDeque<Cached>,
     last_map: Option<MapOutput>,
     map_processing_time: Duration,
     pub(crate) warned_files: HashSet<PathBuf>,
@@ -163,6 +172,10 @@ impl RepoMap {
     }
 
     /// The repo map for `request` (SPEC §10–§13), or why there is none.
+    ///
+    /// A cached map answers only under the freshness rule ([`Refresh`]): in
+    /// [`Refresh::Auto`], only if no file it was made from changed since (every file's
+    /// [`FileStamp`](repo_mapper_tags::FileStamp) is the same, and none was racy then).
     pub fn map(&mut self, request: &MapRequest) -> Result<MapOutput, NoMap> {
         if self.config.map_tokens == 0 {
             return Err(NoMap::ZeroBudget);
@@ -173,12 +186,20 @@ impl RepoMap {
         let budget = self.budget(request.chat_files.is_empty());
         let key = self.cache_key(request, budget);
         if !request.force_refresh
-            && let Some(hit) = self.cached(&key)
+            && let Some(hit) = self.cached_whatever_changed(&key)
         {
             return hit;
         }
-        let computed = self.compute(request, budget);
-        self.remember(key, &computed);
+        let started = Instant::now();
+        let (admitted, checked) = self.admit(request);
+        let state = admitted.state(SystemTime::now());
+        if !request.force_refresh
+            && let Some(hit) = self.cached_if_unchanged(&key, state.as_ref())
+        {
+            return hit;
+        }
+        let computed = self.compute(request, budget, (admitted, checked), started);
+        self.remember(key, state, &computed);
         computed
     }
 
@@ -245,59 +266,81 @@ impl RepoMap {
         }
     }
 
-    /// SPEC §11: the cached answer to `key`, if the refresh mode allows one.
-    fn cached(&self, key: &CacheKey) -> Option<Computed> {
-        let hit = |out: &MapOutput| MapOutput {
-            from_cache: true,
-            ..out.clone()
-        };
-        if self.config.refresh == Refresh::Manual
-            && let Some(last) = &self.last_map
-        {
-            return Some(Ok(hit(last)));
+    /// SPEC §11's modes that reuse a map whatever changed on disk: [`Refresh::Manual`]
+    /// (the last map) and [`Refresh::Files`] (the map of the same request).
+    fn cached_whatever_changed(&self, key: &CacheKey) -> Option<Computed> {
+        match self.config.refresh {
+            Refresh::Manual => self.last_map.as_ref().map(|last| Ok(hit(last))),
+            Refresh::Files => self.cached_entry(key).map(|(_, computed)| computed),
+            Refresh::Auto | Refresh::Always => None,
         }
-        let use_cache = match self.config.refresh {
-            Refresh::Always | Refresh::Manual => false,
-            Refresh::Files => true,
-            Refresh::Auto => self.map_processing_time > Duration::from_secs(1),
-        };
-        let (_, computed) = self.map_cache.iter().find(|(k, _)| k == key)?;
-        use_cache.then(|| computed.as_ref().map(hit).map_err(Clone::clone))
+    }
+
+    /// [`Refresh::Auto`]: Aider's rule (the last map took over a second), and only when
+    /// the files the cached map was made from are as they were (`state`: see
+    /// [`Admitted::state`](crate::compute::Admitted::state); `None` when a file is racy, and then nothing is reused).
+    fn cached_if_unchanged(&self, key: &CacheKey, state: Option<&[u8; 32]>) -> Option<Computed> {
+        let slow = self.map_processing_time > Duration::from_secs(1);
+        if self.config.refresh != Refresh::Auto || !slow {
+            return None;
+        }
+        let (made_from, computed) = self.cached_entry(key)?;
+        (state.is_some() && made_from.as_ref() == state).then_some(computed)
+    }
+
+    /// The cached result for `key` (marked as from the cache) and the state of the files
+    /// it was made from.
+    fn cached_entry(&self, key: &CacheKey) -> Option<(Option<[u8; 32]>, Computed)> {
+        let entry = self.map_cache.iter().find(|e| e.key == *key)?;
+        let computed = entry.computed.as_ref().map(hit).map_err(Clone::clone);
+        Some((entry.state, computed))
     }
 
     /// Keeps a computation for the cache (bounded to [`MAP_CACHE_ENTRIES`] results and
     /// [`MAP_CACHE_REPORT_ENTRIES`] ranked entries).
-    fn remember(&mut self, key: CacheKey, computed: &Computed) {
+    fn remember(&mut self, key: CacheKey, state: Option<[u8; 32]>, computed: &Computed) {
         self.map_processing_time = report_of(computed).map_or(Duration::ZERO, |r| r.elapsed);
         self.last_map = computed.as_ref().ok().cloned();
-        self.map_cache.retain(|(k, _)| *k != key);
-        self.map_cache.push_back((key, computed.clone()));
+        self.map_cache.retain(|e| e.key != key);
+        let computed = computed.clone();
+        self.map_cache.push_back(Cached {
+            key,
+            state,
+            computed,
+        });
         let size = |c: &Computed| report_of(c).map_or(0, |r| r.entries.len());
-        let mut held: usize = self.map_cache.iter().map(|(_, c)| size(c)).sum();
+        let mut held: usize = self.map_cache.iter().map(|e| size(&e.computed)).sum();
         while self.map_cache.len() > 1
             && (self.map_cache.len() > MAP_CACHE_ENTRIES || held > MAP_CACHE_REPORT_ENTRIES)
         {
-            if let Some((_, gone)) = self.map_cache.pop_front() {
-                held -= size(&gone);
+            if let Some(gone) = self.map_cache.pop_front() {
+                held -= size(&gone.computed);
             }
         }
     }
 }
 
-/// SHA-256 of `files` in sorted order, each path's bytes followed by a NUL (a walk's
+/// blake3 of `files` in sorted order, each path's bytes followed by a NUL (a walk's
 /// list is sorted already: it is hashed as it is).
 fn digest(files: &[PathBuf]) -> [u8; 32] {
-    use sha2::Digest;
     let mut order: Vec<&PathBuf> = files.iter().collect();
     if !order.is_sorted() {
         order.sort();
     }
-    let mut hash = sha2::Sha256::new();
+    let mut hash = blake3::Hasher::new();
     for f in order {
         hash.update(f.as_os_str().as_encoded_bytes());
-        hash.update([0]);
+        hash.update(&[0]);
     }
-    hash.finalize().into()
+    *hash.finalize().as_bytes()
+}
+
+/// A result as the cache gives it back.
+fn hit(out: &MapOutput) -> MapOutput {
+    MapOutput {
+        from_cache: true,
+        ..out.clone()
+    }
 }
 
 fn report_of(computed: &Computed) -> Option<&Arc<MapReport>> {
@@ -305,5 +348,80 @@ fn report_of(computed: &Computed) -> Option<&Arc<MapReport>> {
         Ok(out) => Some(&out.report),
         Err(NoMap::NothingFits { report, .. }) => Some(report),
         Err(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CacheLocation, list_files};
+    use std::path::Path;
+
+    fn session(root: &Path, warm: bool) -> RepoMap {
+        let mut config = Config::new(root);
+        config.cache = CacheLocation::Memory;
+        config.warm_session = warm;
+        RepoMap::new(config)
+    }
+
+    fn request(root: &Path) -> MapRequest {
+        MapRequest::new(list_files(root, None)).with_chat_files(vec![root.join("app.py")])
+    }
+
+    /// Issue 23: Aider's `auto` rule reuses the last map when it took over a second; a
+    /// changed file must still invalidate it, in a warm session and a plain one alike.
+    #[test]
+    fn a_changed_file_invalidates_the_cached_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, text: &str| std::fs::write(root.join(name), text).unwrap();
+        write(
+            "shop.py",
+            "class Order:\n    def total(self):\n        return 1\n",
+        );
+        write("util.py", "def helper_fn():\n    return 2\n");
+        write(
+            "app.py",
+            "from shop import Order\nOrder().total()\nhelper_fn()\n",
+        );
+        let settle =
+            || std::thread::sleep(repo_mapper_tags::RACY_WINDOW + Duration::from_millis(50));
+        settle();
+        let mut sessions = [session(root, true), session(root, false)];
+        for s in &mut sessions {
+            let first = s.map(&request(root)).unwrap();
+            assert!(first.text.contains("def helper_fn"), "{}", first.text);
+            s.map_processing_time = Duration::from_secs(5); // as if the map took 5 s
+            assert!(s.map(&request(root)).unwrap().from_cache, "nothing changed");
+        }
+        // Edited, then settled: only the stamps can tell.
+        write(
+            "shop.py",
+            "class Order:\n    def total(self):\n        return 1\n    def grand_total(self):\n        return 3\n",
+        );
+        write("util.py", "");
+        write(
+            "app.py",
+            "from shop import Order\nOrder().grand_total()\nhelper_fn()\n",
+        );
+        settle();
+        for s in &mut sessions {
+            s.map_processing_time = Duration::from_secs(5);
+            let again = s.map(&request(root)).unwrap();
+            assert!(!again.from_cache, "three files changed");
+            assert!(again.text.contains("def grand_total"), "{}", again.text);
+            assert!(!again.text.contains("def helper_fn"), "{}", again.text);
+        }
+        // Edited just now: racy, so no cached map is trusted whatever the stamps say.
+        write("util.py", "def helper_fn():\n    return 2\n");
+        for s in &mut sessions {
+            s.map_processing_time = Duration::from_secs(5);
+            let racy = s.map(&request(root)).unwrap();
+            assert!(
+                !racy.from_cache && racy.text.contains("def helper_fn"),
+                "{}",
+                racy.text
+            );
+        }
     }
 }

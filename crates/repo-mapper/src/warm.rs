@@ -1,55 +1,30 @@
 //! Tags kept in memory between the maps of a long-lived session ([`Config::warm_session`]):
 //! each map stats the files and goes to the tag store only for those whose stat changed.
 //!
-//! A file's tags are reused when its size, mtime and inode are those seen when they were
-//! read, and that mtime was not within the racy window before the read (git's "racy
-//! clean" rule, as the store applies it): a file changed within the same mtime tick as the
-//! read is always re-checked. Unreadable files are never kept, so they are retried.
+//! A file's tags are reused when its [`FileStamp`] (size, mtime, ctime, inode) is the one
+//! seen when they were read, and that stamp was not within the racy window before the read
+//! (git's "racy clean" rule, as the store applies it): a file changed within the same
+//! timestamp tick as the read is always re-checked. Unreadable files are never kept, so
+//! they are retried.
 //!
 //! [`Config::warm_session`]: crate::Config::warm_session
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use repo_mapper_rank::{FileTags, RankIndex};
 use repo_mapper_store::{Problem, ScanOutput, ScanStats};
-use repo_mapper_tags::{CountedTags, Dialect, Language};
-
-/// A file changed this close to a read may change again within the same mtime tick.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
+use repo_mapper_tags::{CountedTags, Dialect, FileStamp, Language};
 
 /// Computations a file's tags outlive when no computation asks for the file (deleted
 /// files, or files only an earlier partial request listed): then they are dropped, and
 /// read from the store again if asked for later.
 const KEPT_COMPUTATIONS: u64 = 16;
 
-/// What `stat` said of a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stamp {
-    size: u64,
-    mtime: Option<SystemTime>,
-    inode: u64,
-}
-
-impl Stamp {
-    /// The stamp of a file whose `stat` is `meta`.
-    pub fn of_meta(meta: &std::fs::Metadata) -> Stamp {
-        Stamp {
-            size: meta.len(),
-            mtime: meta.modified().ok(),
-            inode: meta.ino(),
-        }
-    }
-
-    /// Whether tags read at `read` can be trusted while this stamp holds.
-    fn settled_at(&self, read: SystemTime) -> bool {
-        self.mtime
-            .is_some_and(|t| read.duration_since(t).is_ok_and(|age| age >= RACY_WINDOW))
-    }
-}
+/// What `stat` said of a file: the one file identity ([`FileStamp`]).
+pub(crate) type Stamp = FileStamp;
 
 /// How the store would count a file served from memory (decided when it is kept).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -224,7 +199,7 @@ impl WarmTags {
         count: &Counting,
     ) {
         let unreadable = matches!(problem, Some(Problem::Unreadable(_)));
-        if !stamp.settled_at(at) || unreadable {
+        if stamp.racy_at(at) || unreadable {
             self.files.remove(key(path));
             return;
         }
@@ -277,7 +252,7 @@ mod tests {
     use super::*;
 
     fn stamp_of(path: &Path) -> Stamp {
-        Stamp::of_meta(&std::fs::metadata(path).unwrap())
+        Stamp::of(&std::fs::metadata(path).unwrap())
     }
 
     #[test]
@@ -285,7 +260,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.py");
         std::fs::write(&path, "x = 1\n").unwrap();
-        let old = SystemTime::now() - Duration::from_secs(3600);
+        let old = SystemTime::now() - std::time::Duration::from_secs(3600);
         std::fs::File::options()
             .write(true)
             .open(&path)
@@ -302,7 +277,9 @@ mod tests {
             tags: vec![CountedTags::default()],
             ..ScanOutput::default()
         };
-        let split = warm.split(&files, &[stamp_of(&path)]);
+        let mut split = warm.split(&files, &[stamp_of(&path)]);
+        // Read when the file's change time (just now, by `set_modified`) has settled.
+        split.started += std::time::Duration::from_secs(3);
         warm.merge(&files, split, read, &count);
         assert_eq!(warm.files.len(), 1, "kept");
         let split = warm.split(&files, &[stamp_of(&path)]);

@@ -13,6 +13,12 @@ fn write_old(path: &Path, text: &str, age: Duration) {
     file.set_modified(SystemTime::now() - age).unwrap();
 }
 
+/// Waits until files written so far have left the racy window (their change time, which
+/// no one can back-date, is older than it).
+fn settle() {
+    std::thread::sleep(repo_mapper_tags::RACY_WINDOW + Duration::from_millis(50));
+}
+
 fn session(root: &Path, warm: bool) -> RepoMap {
     let mut config = Config::new(root);
     config.cache = CacheLocation::Memory;
@@ -43,6 +49,7 @@ fn unchanged_files_come_from_memory_and_changed_ones_are_read_again() {
         "from shop import Order\nOrder()\n",
         hour,
     );
+    settle();
     let mut warm = session(root, true);
 
     let first = map_of(&mut warm, root, "app.py");
@@ -60,6 +67,7 @@ fn unchanged_files_come_from_memory_and_changed_ones_are_read_again() {
         "class Offer:\n    pass\n",
         hour - Duration::from_secs(5),
     );
+    settle();
     let third = map_of(&mut warm, root, "app.py");
     assert_eq!((third.report.scan.hits, third.report.scan.misses), (2, 1));
     assert!(third.text.contains("class Offer:"), "{}", third.text);
@@ -163,4 +171,49 @@ fn a_watched_session_checks_symlinks_on_every_map() {
     let (text, checked) = map_listed(&mut warm, &files, &app);
     assert!(text.contains("class Offer:"), "{text}");
     assert_eq!((text, checked), (fresh(&files), 1));
+}
+
+/// Issue 23: `cp -p`, `rsync -a`, `tar x`, `touch -r` rewrite a file and put its mtime
+/// back. The map must show the new text, at the same size or another, even where every
+/// cache (kept tags, the renderer's parsed files) had settled on the old one.
+#[test]
+fn a_rewrite_with_its_mtime_put_back_is_seen() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hour = Duration::from_secs(3600);
+    write_old(&root.join("shop.py"), "class Order:\n    pass\n", hour);
+    write_old(
+        &root.join("app.py"),
+        "from shop import Order\nOrder()\n",
+        hour,
+    );
+    settle();
+    let mut warm = session(root, true);
+    assert!(
+        map_of(&mut warm, root, "app.py")
+            .text
+            .contains("class Order:")
+    );
+    let mtime = std::fs::metadata(root.join("shop.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let put_back = |text: &str| {
+        std::fs::write(root.join("shop.py"), text).unwrap();
+        let file = std::fs::File::options()
+            .write(true)
+            .open(root.join("shop.py"));
+        file.unwrap().set_modified(mtime).unwrap();
+        settle();
+    };
+    put_back("class Offer:\n    pass\n"); // same size
+    let same_size = map_of(&mut warm, root, "app.py").text;
+    assert!(same_size.contains("class Offer:"), "{same_size}");
+    put_back("class Discount:\n    pass\n"); // another size
+    let other_size = map_of(&mut warm, root, "app.py").text;
+    assert!(other_size.contains("class Discount:"), "{other_size}");
+    assert_eq!(
+        other_size,
+        map_of(&mut session(root, false), root, "app.py").text
+    );
 }
