@@ -19,7 +19,9 @@ use crate::budget::{Fitted, aider_search, strict_search};
 use crate::guard::{Refusal, RootGuard};
 use crate::map::{Computed, Progress, RepoMap};
 use crate::paths::rel_fname;
-use crate::request::{Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings};
+use crate::request::{
+    Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
+};
 use crate::warm::{Counting, LastScan, Scanned, Stamp};
 use crate::watch::{Changes, Watch};
 
@@ -96,7 +98,9 @@ impl RepoMap {
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
-        let rel_names = RelNames::new(&self.config.root, request, &admitted, self.profile());
+        let anchors = self.admit_anchors(&request.anchors);
+        let admitted_names = (&*admitted, &anchors);
+        let rel_names = RelNames::new(&self.config.root, request, admitted_names, self.profile());
         // Only the default profile's relevance reads the terms.
         let reads_terms =
             self.profile() == Dialect::Default && self.config.rank.relevance.lexical();
@@ -243,6 +247,31 @@ impl RepoMap {
             admitted.stamps[at] = Stamp::of(&meta);
         }
         Some(())
+    }
+
+    /// The anchors whose files pass the root guard, as chat files do: an anchor file (or
+    /// `FILE:IDENT`) outside the root, or no longer a file, is left out with a warning
+    /// (once per session), so the map never names a file outside the root (issue 23).
+    fn admit_anchors(&mut self, anchors: &Anchors) -> Anchors {
+        if anchors.files.is_empty() && anchors.scoped.is_empty() {
+            return anchors.clone();
+        }
+        let mut guard = RootGuard::new(&self.config.root, self.config.follow_external_symlinks);
+        let scoped = anchors.scoped.iter().map(|(f, _)| f.as_path());
+        guard.resolve_dirs(anchors.files.iter().map(|f| f.as_path()).chain(scoped));
+        let mut admit = |f: &PathBuf| match guard.check(f) {
+            Ok(_) => true,
+            Err(why) => {
+                if self.warned_files.insert(f.clone()) {
+                    tracing::warn!("repo-map can't include {}: {why}", f.display());
+                }
+                false
+            }
+        };
+        let mut admitted = anchors.clone();
+        admitted.files.retain(|f| admit(f));
+        admitted.scoped.retain(|(f, _)| admit(f));
+        admitted
     }
 
     /// Every file of `all` through the root guard.
@@ -468,7 +497,12 @@ struct RelNames {
 }
 
 impl RelNames {
-    fn new(root: &Path, request: &MapRequest, admitted: &Admitted, profile: Dialect) -> RelNames {
+    fn new(
+        root: &Path,
+        request: &MapRequest,
+        (admitted, anchors): (&Admitted, &Anchors),
+        profile: Dialect,
+    ) -> RelNames {
         // Aider lists missing other files as bare entries (stage 3); the default profile
         // leaves them out: a map should not name files that do not exist (SPEC §13.5).
         // Files refused for lying outside the root are named by neither.
@@ -479,7 +513,6 @@ impl RelNames {
             .filter(|f| profile == Dialect::Aider || !admitted.missing.contains(*f))
             .map(|f| rel_fname(root, f))
             .collect();
-        let anchors = &request.anchors;
         RelNames {
             other,
             chat: request

@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use repo_mapper::{CacheLocation, Config, Limits, Profile, RepoMap, list_files};
+use repo_mapper::{
+    Anchors, CacheLocation, Config, Limits, MapRequest, Profile, RepoMap, list_files,
+};
 
 const SECRET: &str = "def leaked_secret_function():\n    return 'token'\n";
 
@@ -67,6 +69,41 @@ fn paths_outside_the_root_are_never_read_nor_named() {
         assert!(map.contains("Order"), "{profile:?}: {map}");
         assert!(!map.contains("leaked_secret"), "{profile:?}: {map}");
         assert!(!map.contains("secret.py"), "{profile:?}: {map}");
+    }
+}
+
+/// Issue 23: an anchor naming a file outside the root (directly, by `..`, as
+/// `FILE:IDENT`, or through a symlinked directory) is left out, as a chat file would be:
+/// the map must not reveal which outside files exist.
+#[test]
+fn anchors_outside_the_root_are_left_out() {
+    let s = setup();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(s.outside.parent().unwrap(), s.root.join("up")).unwrap();
+    let files = list_files(&s.root, None);
+    let values = [
+        s.outside.display().to_string(),
+        "../secret.py".to_owned(),
+        format!("{}:leaked_secret_function", s.outside.display()),
+        "up/secret.py".to_owned(),
+        "pkg/models.py".to_owned(),
+    ];
+    let anchors = Anchors::resolve(&values, &s.root, &s.root);
+    assert!(
+        anchors.files.len() + anchors.scoped.len() >= 4,
+        "{anchors:?}"
+    );
+    for profile in profiles() {
+        let mut config = Config::new(&s.root);
+        config.cache = CacheLocation::Memory;
+        config.set_profile(profile);
+        let request = MapRequest::new(files.clone()).with_anchors(anchors.clone());
+        let map = RepoMap::new(config).map(&request).unwrap().text;
+        assert!(
+            map.trim_start().starts_with("pkg/models.py"),
+            "{profile:?}: the anchor inside: {map}"
+        );
+        assert!(!map.contains("secret"), "{profile:?}: {map}");
     }
 }
 
