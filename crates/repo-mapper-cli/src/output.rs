@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use repo_mapper::{Attempt, Config, MapReport, Mentions, profile_name};
+use repo_mapper::{Attempt, Config, MapReport, Mentions, escape_control, profile_name};
 
 use crate::args::Format;
 
@@ -29,7 +29,7 @@ pub(crate) fn write(
             let mut json = report_json(report, text, config);
             json["attempt"] = serde_json::json!(made.attempt.map(Attempt::number));
             json["mentions"] = serde_json::json!(made.mentions.map(|m| serde_json::json!({
-                "files": m.files,
+                "files": m.files.iter().map(|f| escape_control(f)).collect::<Vec<_>>(),
                 "idents": m.idents,
             })));
             let json = serde_json::to_string_pretty(&json).expect("JSON values serialise");
@@ -51,7 +51,7 @@ fn report_json(
                 .iter()
                 .map(|e| {
                     serde_json::json!({
-                        "file": e.file,
+                        "file": escape_control(&e.file),
                         "ident": e.ident,
                         "line": e.line,
                         "rank": e.rank,
@@ -65,7 +65,7 @@ fn report_json(
     let file_ranks = report.map(|r| {
         r.file_ranks
             .iter()
-            .map(|(f, rank)| (f.clone(), serde_json::json!(rank)))
+            .map(|(f, rank)| (escape_control(f).into_owned(), serde_json::json!(rank)))
             .collect::<serde_json::Map<_, _>>()
     });
     serde_json::json!({

@@ -598,3 +598,27 @@ fn completions_and_the_man_page_come_from_the_command_line_definition() {
         .code(1)
         .stderr(predicate::str::contains("invalid value"));
 }
+
+/// Issue 23: a file name with control characters is escaped in the JSON values as in the
+/// map text (`a\nb.py`), so an entry names the file the map shows.
+#[cfg(unix)]
+#[test]
+fn json_names_files_escaped_as_the_map_does() {
+    let r = repo();
+    let odd = "odd\nname\x1b.py";
+    std::fs::write(r.path().join(odd), "def odd_function():\n    return 1\n").unwrap();
+    let out = stdout_of(cmd(r.path()).args([".", "--format", "json", "-t", "4096"]));
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let shown = "odd\\nname\\x1b.py";
+    assert!(json["map"].as_str().unwrap().contains(shown));
+    let files: Vec<&str> = json["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&shown), "{files:?}");
+    assert!(!files.iter().any(|f| f.contains(odd)), "{files:?}");
+    let ranks = json["file_ranks"].as_object().unwrap();
+    assert!(ranks.keys().all(|k| !k.chars().any(char::is_control)));
+}

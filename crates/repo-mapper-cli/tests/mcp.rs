@@ -28,6 +28,8 @@ fn repo() -> tempfile::TempDir {
         .status()
         .unwrap();
     assert!(status.success());
+    // A project marker: a server started without --root serves only projects.
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
     dir
 }
 
@@ -251,5 +253,105 @@ async fn concurrent_calls_are_answered_alike() {
         assert_eq!(a["map"], answers[i % 2]["map"], "call {i}");
     }
     assert_ne!(answers[0]["map"], answers[1]["map"]);
+    client.cancel().await.unwrap();
+}
+
+/// A repository large enough that its cold scan takes a while: `n` Python files.
+fn large_repo(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    for i in 0..n {
+        let body: String = (0..40)
+            .map(|j| format!("def f{i}_{j}(x):\n    return g{j}(x) + h{i}(x)\n\n"))
+            .collect();
+        std::fs::write(dir.path().join(format!("m{i}.py")), body).unwrap();
+    }
+    dir
+}
+
+/// The answer of a call that was not to wait: the busy session's one line.
+async fn busy_line(client: &RunningService<RoleClient, ()>, root: &Path) -> Option<String> {
+    let args = json!({"project_root": root, "wait": false});
+    let result = call(client, "repo_map", args).await;
+    (result.is_error == Some(true)).then(|| text(&result).to_owned())
+}
+
+/// Issue 23: a call on one repository does not wait for a cold scan of another, and a
+/// call on the repository being scanned that asks not to wait is told how far it is.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_scan_of_one_root_stalls_no_call_on_another() {
+    let (small, large) = (repo(), large_repo(3000));
+    let small = small.path().canonicalize().unwrap();
+    let large = large.path().canonicalize().unwrap();
+    let client = client(&[]).await;
+    json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
+    let peer = client.peer().clone();
+    let args = json!({"project_root": large, "token_limit": 512});
+    let params =
+        CallToolRequestParams::new("repo_map").with_arguments(args.as_object().unwrap().clone());
+    let slow = tokio::spawn(async move { peer.call_tool(params).await });
+    let mut scanning = None;
+    for _ in 0..2000 {
+        scanning = busy_line(&client, &large)
+            .await
+            .filter(|l| l.starts_with("scanning: "));
+        if scanning.is_some() || slow.is_finished() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let scanning = scanning.expect("the large repository's scan was seen in progress");
+    assert!(scanning.ends_with(" of 3000 files"), "{scanning}");
+    let quick = json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
+    assert!(quick["map"].as_str().unwrap().contains("class Order"));
+    let still = busy_line(&client, &large).await;
+    assert!(
+        still
+            .as_deref()
+            .is_some_and(|l| l.starts_with("scanning: ")),
+        "the other root's call was answered while the scan went on: {still:?}"
+    );
+    let done = json_of(&slow.await.unwrap().unwrap());
+    assert!(done["map"].as_str().unwrap().contains("def f"));
+    client.cancel().await.unwrap();
+}
+
+/// Issue 23: without --root, a directory that is no project (no `.git`, `.hg`, …, no tag
+/// store) is refused in one line, and nothing is written there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_root_that_is_no_project_is_refused_unless_allowed() {
+    let plain = tempfile::tempdir().unwrap();
+    std::fs::write(plain.path().join("a.py"), "def f():\n    pass\n").unwrap();
+    let root = plain.path().canonicalize().unwrap();
+    let server = client(&[]).await;
+    let refused = call(&server, "repo_map", json!({"project_root": root})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).contains("not a project") && !text(&refused).contains('\n'));
+    assert!(!root.join(".repo-mapper").exists(), "no store written");
+    server.cancel().await.unwrap();
+    let allowed = client(&["--root", root.to_str().unwrap()]).await;
+    let ok = json_of(&call(&allowed, "repo_map", json!({"project_root": root})).await);
+    assert!(ok["map"].as_str().unwrap().contains("def f"));
+    allowed.cancel().await.unwrap();
+}
+
+/// Issue 23: file names with control characters are escaped in `included_files` and in
+/// the search's `file`, as the map text shows them.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn file_names_are_escaped_in_every_answer() {
+    let r = repo();
+    let root = r.path().canonicalize().unwrap();
+    let odd = root.join("odd\nname\x1b.py");
+    std::fs::write(&odd, "def odd_function_name():\n    return 1\n").unwrap();
+    let shown = "odd\\nname\\x1b.py";
+    let client = client(&[]).await;
+    let args = json!({"project_root": root, "token_limit": 8192});
+    let map = json_of(&call(&client, "repo_map", args).await);
+    let included = map["report"]["included_files"].as_array().unwrap();
+    assert!(included.iter().any(|f| f == shown), "{included:?}");
+    let args = json!({"project_root": root, "query": "odd_function_name"});
+    let found = json_of(&call(&client, "search_identifiers", args).await);
+    assert_eq!(found["results"][0]["file"], shown);
     client.cancel().await.unwrap();
 }

@@ -4,7 +4,7 @@
 //! use repo_mapper_mcp::{RepoMapParams, RepoMapServer, SearchParams, ServerOptions};
 //!
 //! let root = std::env::temp_dir().join(format!("repo-mapper-mcp-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&root)?;
+//! std::fs::create_dir_all(root.join(".git"))?; // a project: served without `--root`
 //! std::fs::write(root.join("shop.py"), "class Order:\n    def total(self):\n        return 1\n")?;
 //! std::fs::write(root.join("app.py"), "from shop import Order\nprint(Order().total())\n")?;
 //! let root = root.canonicalize()?;

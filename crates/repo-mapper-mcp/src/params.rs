@@ -50,6 +50,11 @@ pub struct RepoMapParams {
     /// Anchors: `FILE:IDENT`, `FILE` or an identifier; the ranking starts from them.
     #[serde(default)]
     pub anchors: Option<Vec<String>>,
+    /// Whether to wait while another call on this repository runs (default true). With
+    /// false, a busy repository answers at once with a tool error saying what it is
+    /// doing, e.g. `scanning: 1200 of 6868 files`.
+    #[serde(default)]
+    pub wait: Option<bool>,
 }
 
 impl RepoMapParams {
@@ -82,6 +87,10 @@ pub struct SearchParams {
     /// Whether references are results (default true).
     #[serde(default)]
     pub include_references: Option<bool>,
+    /// Whether to wait while another call on this repository runs (default true); see
+    /// [`RepoMapParams::wait`].
+    #[serde(default)]
+    pub wait: Option<bool>,
 }
 
 impl SearchParams {

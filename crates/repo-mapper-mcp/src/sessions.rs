@@ -4,9 +4,15 @@
 //! A session is a [`RepoMap`]: its renderer's caches and its map cache live as long as it
 //! does, and each call finds the files that changed since the last (the tag store is
 //! checked file by file) and parses only those.
+//!
+//! Calls on one session run one at a time; calls on different sessions never wait for
+//! each other: each session runs its work on a thread pool of its own, so a cold scan of
+//! a large repository does not queue a warm call on a small one behind its parsing (on
+//! one shared pool, rayon serves a worker's own queue before work from other callers).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use repo_mapper::{CacheLocation, Config, Listing, Profile, RepoMap};
 
@@ -45,8 +51,80 @@ impl Live {
     }
 }
 
-/// A session, locked while a call uses it.
-pub(crate) type Session = Arc<Mutex<Live>>;
+/// A session: its state, locked while a call uses it, and what the call is doing.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    live: Mutex<Live>,
+    status: Arc<Status>,
+    /// The session's own threads (`None` if they could not be started: then rayon's
+    /// global pool).
+    pool: Option<rayon::ThreadPool>,
+}
+
+/// Files the current call's tag scan has read, and has to read.
+#[derive(Debug, Default)]
+struct Status {
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+/// A session is busy with another call, and the caller asked not to wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Busy(pub String);
+
+impl Slot {
+    fn new(mut map: RepoMap) -> Slot {
+        let status = Arc::new(Status::default());
+        let seen = Arc::clone(&status);
+        map.set_progress(move |p| {
+            seen.total.store(p.total, Ordering::Relaxed);
+            seen.done.store(p.done, Ordering::Relaxed);
+        });
+        let pool = rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("repo-mapper-session-{i}"))
+            .build()
+            .inspect_err(|e| tracing::warn!("a session's threads could not start: {e}"))
+            .ok();
+        let live = Mutex::new(Live { map, listing: None });
+        Slot { live, status, pool }
+    }
+
+    /// Runs `work` on the session (on its own threads), waiting for the call before it
+    /// unless `wait` is false: then a busy session answers [`Busy`] at once.
+    pub fn run<R: Send>(
+        &self,
+        wait: bool,
+        work: impl FnOnce(&mut Live) -> R + Send,
+    ) -> Result<R, Busy> {
+        let mut live = match self.live.try_lock() {
+            Ok(live) => live,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) if !wait => return Err(self.busy()),
+            Err(TryLockError::WouldBlock) => self.live.lock().unwrap_or_else(|p| p.into_inner()),
+        };
+        self.status.total.store(0, Ordering::Relaxed);
+        self.status.done.store(0, Ordering::Relaxed);
+        let live = &mut *live;
+        Ok(match &self.pool {
+            Some(pool) => pool.install(|| work(live)),
+            None => work(live),
+        })
+    }
+
+    /// What the call that holds the session is doing.
+    fn busy(&self) -> Busy {
+        let total = self.status.total.load(Ordering::Relaxed);
+        let done = self.status.done.load(Ordering::Relaxed);
+        Busy(if total > done {
+            format!("scanning: {done} of {total} files")
+        } else {
+            "busy: another call on this repository is being answered".to_owned()
+        })
+    }
+}
+
+/// A session, shared by the calls that use it.
+pub(crate) type Session = Arc<Slot>;
 
 /// The live sessions, most recently used last.
 #[derive(Debug)]
@@ -78,11 +156,7 @@ impl Sessions {
             let (gone, _) = live.remove(0);
             tracing::debug!(root = %gone.root.display(), "session evicted");
         }
-        let state = Live {
-            map: RepoMap::new(config(key)),
-            listing: None,
-        };
-        let session = Arc::new(Mutex::new(state));
+        let session = Arc::new(Slot::new(RepoMap::new(config(key))));
         live.push((key.clone(), session.clone()));
         session
     }

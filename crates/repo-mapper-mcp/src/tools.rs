@@ -1,14 +1,17 @@
 //! What the tools do, as plain blocking functions over the facade: check the input, pick
 //! the session, map or search, and shape the answer as JSON.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, parse_profile};
+use repo_mapper::{
+    Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, escape_control, parse_profile,
+};
 use serde_json::{Value, json};
 
 use crate::params::{RepoMapParams, SearchParams};
-use crate::sessions::{Live, SessionKey, Sessions};
+use crate::sessions::{Busy, Live, SessionKey, Sessions};
 
 /// A call's input was wrong: one line for the caller (an MCP tool error).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,26 +54,10 @@ impl Tools {
             exclude_unranked: p.exclude_unranked.unwrap_or(false),
         };
         let session = self.sessions.get(&key);
-        let mut live = session.lock().unwrap_or_else(|e| e.into_inner());
-        let request = request(&root, p, &mut live)?;
-        let map = &mut live.map;
-        let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
-        let mut request = with_mentions(request, mentions.as_ref());
-        request.message = p.message.clone();
-        let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
-        map.set_budget(budget, p.max_context_window);
-        let chat: HashSet<String> = request
-            .chat_files
-            .iter()
-            .map(|f| {
-                f.strip_prefix(&root)
-                    .unwrap_or(f)
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect();
-        let result = map.map_with_fallback(&request);
-        Ok(answer(result, mentions.as_ref(), budget, &chat))
+        let wait = p.wait.unwrap_or(true);
+        session
+            .run(wait, |live| map_in(live, &root, p))
+            .unwrap_or_else(|Busy(why)| fail(why))
     }
 
     /// The `search_identifiers` tool: matching definitions and references, as JSON.
@@ -90,9 +77,11 @@ impl Tools {
             exclude_unranked: false,
         };
         let session = self.sessions.get(&key);
-        let mut live = session.lock().unwrap_or_else(|e| e.into_inner());
-        let files = live.files();
-        let hits = live.map.search_identifiers(&files, &query);
+        let hits = session.run(p.wait.unwrap_or(true), |live| {
+            let files = live.files();
+            live.map.search_identifiers(&files, &query)
+        });
+        let hits = hits.or_else(|Busy(why)| fail(why))?;
         let results: Vec<Value> = hits
             .iter()
             .map(|h| {
@@ -100,7 +89,7 @@ impl Tools {
                     HitKind::Definition => "definition",
                     HitKind::Reference => "reference",
                 };
-                json!({"file": h.file, "line": h.line, "name": h.name, "kind": kind, "context": h.context})
+                json!({"file": escape_control(&h.file), "line": h.line, "name": h.name, "kind": kind, "context": h.context})
             })
             .collect();
         Ok(json!({"query": query.text, "count": results.len(), "results": results}))
@@ -122,13 +111,57 @@ impl Tools {
             Ok(_) => return fail(format!("project_root {given} is not a directory")),
             Err(e) => return fail(format!("project_root {given} cannot be read: {e}")),
         };
-        if !self.allowed.is_empty() && !self.allowed.iter().any(|a| root.starts_with(a)) {
+        if self.allowed.is_empty() {
+            return project(root, given);
+        }
+        if !self.allowed.iter().any(|a| root.starts_with(a)) {
             return fail(format!(
                 "project_root {given} is outside the roots this server serves"
             ));
         }
         Ok(root)
     }
+}
+
+/// What marks a directory as a project: a version-control directory (or a worktree's
+/// `.git` file), or a tag store that repo-mapper already keeps there.
+const PROJECT_MARKERS: [&str; 6] = [".git", ".hg", ".svn", ".jj", ".bzr", ".repo-mapper"];
+
+/// `root` if it is a project ([`PROJECT_MARKERS`]): a server started without `--root`
+/// must not walk, or write a tag store into, `/`, `/etc` or a home directory because a
+/// client named it (issue 23).
+fn project(root: PathBuf, given: &str) -> Result<PathBuf, ToolError> {
+    if PROJECT_MARKERS.iter().any(|m| root.join(m).exists()) {
+        return Ok(root);
+    }
+    fail(format!(
+        "project_root {given} is not a project (it has none of {}); start the server \
+         with --root {given} to serve it anyway",
+        PROJECT_MARKERS.join(", ")
+    ))
+}
+
+/// The `repo_map` tool's work on its session: the request, the mentions, the map.
+fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, ToolError> {
+    let request = request(root, p, live)?;
+    let map = &mut live.map;
+    let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
+    let mut request = with_mentions(request, mentions.as_ref());
+    request.message = p.message.clone();
+    let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+    map.set_budget(budget, p.max_context_window);
+    let chat: HashSet<String> = request
+        .chat_files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(root)
+                .unwrap_or(f)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let result = map.map_with_fallback(&request);
+    Ok(answer(result, mentions.as_ref(), budget, &chat))
 }
 
 /// The map request of `p`: paths resolved against `root`, which they must lie in.
@@ -200,7 +233,7 @@ fn answer(
     };
     // The files the map shows: chat files rank but are never shown.
     let mut seen = HashSet::new();
-    let included: Vec<&str> = report.map_or_else(Vec::new, |r| {
+    let included: Vec<Cow<'_, str>> = report.map_or_else(Vec::new, |r| {
         let shown = r
             .entries
             .iter()
@@ -208,6 +241,7 @@ fn answer(
         shown
             .map(|e| e.file.as_str())
             .filter(|f| seen.insert(*f))
+            .map(escape_control)
             .collect()
     });
     json!({

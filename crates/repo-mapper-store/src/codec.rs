@@ -191,7 +191,10 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
     let u64_at = |at: usize| Some(u64::from_le_bytes(entry[at..at + 8].try_into().ok()?));
     let time_at = |at: usize| -> Option<StatTime> {
         let secs = i64::from_le_bytes(entry[at..at + 8].try_into().ok()?);
-        Some((secs, u32::from_le_bytes(entry[at + 8..at + 12].try_into().ok()?)))
+        Some((
+            secs,
+            u32::from_le_bytes(entry[at + 8..at + 12].try_into().ok()?),
+        ))
     };
     let stamp = FileStamp {
         mtime: time_at(2)?,

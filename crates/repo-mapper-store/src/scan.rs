@@ -8,7 +8,8 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, extract_source_within, source_from_bytes,
+    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, extract_source_within,
+    source_from_bytes,
 };
 
 use crate::TagStore;
@@ -606,4 +607,3 @@ pub fn entry_key(dialect: Dialect, path: &Path) -> Vec<u8> {
     }
     key
 }
-

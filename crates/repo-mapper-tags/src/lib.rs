@@ -60,7 +60,6 @@ pub use extract::{
 pub use language::{Language, filename_to_lang};
 pub use limits::{CutShort, Deadline, Limits};
 pub use pycompat::normalize_newlines;
-pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
 #[cfg(feature = "extract")]
 pub use pygments::names as pygments_names;
 #[cfg(feature = "extract")]
@@ -68,6 +67,7 @@ pub use registry::{
     QueryCompileError, QuerySource, check_queries, grammar, idents_query_source,
     queries_fingerprint, tags_query_source,
 };
+pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
 
 /// Whose behaviour to follow where repo-mapper and Aider 0.86.2 differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

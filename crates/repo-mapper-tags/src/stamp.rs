@@ -74,7 +74,10 @@ impl FileStamp {
 /// before the epoch: negative seconds, nanoseconds counted forward).
 pub fn stat_time(t: SystemTime) -> StatTime {
     match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => (i64::try_from(d.as_secs()).unwrap_or(i64::MAX), d.subsec_nanos()),
+        Ok(d) => (
+            i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            d.subsec_nanos(),
+        ),
         Err(e) => {
             let d = e.duration();
             let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
