@@ -6,9 +6,11 @@
 //! `--no-cache` and as the fallback; [`open_store`] picks and recovers (SPEC §5).
 //!
 //! * **Keyed** by the dialect and the file's absolute path ([`entry_key`]); the entry holds the validation key
-//!   ([`FileKey`]: mtime, size, blake3 of the content) and the tags without paths.
-//!   (mtime, size) equal → hit; else the content hash decides, so a `touch` or a
-//!   `git checkout` that leaves the bytes alone does not re-parse.
+//!   ([`FileKey`]: the file's [`FileStamp`](repo_mapper_tags::FileStamp) — size, mtime,
+//!   ctime, inode — and blake3 of the content) and the tags without paths. Stamp equal
+//!   and settled → hit; else the content hash decides, so a `touch` or a `git checkout`
+//!   that leaves the bytes alone does not re-parse, and a rewrite that puts the mtime
+//!   back (`cp -p`) is read again.
 //! * **Versioned** by directory name, `tags-v{format}-{queries fingerprint}`
 //!   ([`store_dir_name`]): any change to the entry format or to any embedded query gives
 //!   a new store, and stores of other versions are deleted when the cache is opened.
