@@ -82,7 +82,7 @@ pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank, rank_with};
 pub use relevance::{Relevance, is_auxiliary, query_terms};
-pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind};
+pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind, Terms};
 pub use reuse::RankIndex;
 
 /// Bare file entries with a PageRank at or below this are dropped when
@@ -106,10 +106,16 @@ pub struct FileTags<'a> {
     pub refs: &'a RefCounts,
     /// Whether the file is in the chat (SPEC §2.2: chat wins when a file is in both sets).
     pub chat: bool,
+    /// Every code word of the file's text, counted (empty when not read): what the
+    /// default profile's full-text score reads ([`Relevance::full_text`]).
+    pub terms: &'a Terms,
 }
 
 /// No counted references.
 static NO_REFS: RefCounts = RefCounts::new();
+
+/// No code words.
+static NO_TERMS: std::sync::LazyLock<Terms> = std::sync::LazyLock::new(Terms::default);
 
 impl<'a> FileTags<'a> {
     /// A non-chat file.
@@ -119,6 +125,7 @@ impl<'a> FileTags<'a> {
             tags,
             refs: &NO_REFS,
             chat: false,
+            terms: &NO_TERMS,
         }
     }
 
@@ -130,6 +137,7 @@ impl<'a> FileTags<'a> {
             tags: &tags.defs,
             refs: &tags.refs,
             chat: false,
+            terms: &tags.terms,
         }
     }
 

@@ -12,7 +12,7 @@ use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
-use crate::relevance::{Relevance, caller_scores, is_auxiliary, lexical_scores};
+use crate::relevance::{Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
@@ -188,10 +188,12 @@ fn prepare<'r, 'a>(
     let (mut personalization, mut file_pers) =
         personalization(request, &skip, &anchors, personalize);
     let relevance = relevance(config);
-    let lexical = if relevance.lexical() && !request.query.is_empty() {
-        lexical_scores(files, &index, &request.query, relevance.path_weight)
-    } else {
+    let lexical = if !relevance.lexical() || request.query.is_empty() {
         Vec::new()
+    } else if relevance.full_text {
+        full_text_scores(files, &request.query, relevance.path_weight)
+    } else {
+        lexical_scores(files, &index, &request.query, relevance.path_weight)
     };
     let callers = if relevance.callers() && chat.iter().any(|&c| c) {
         caller_scores(&index, &chat)
@@ -295,13 +297,80 @@ fn reweigh_definitions(
             let named = request.mentioned_fnames.contains(file.rel_fname);
             let aux = !named && is_auxiliary(file.rel_fname);
             let aux_factor = if aux { relevance.test_factor } else { 1.0 };
-            (1.0 + relevance.lexical_boost * lexical)
-                * (1.0 + relevance.caller_boost * caller)
-                * aux_factor
+            let lexical_factor = if relevance.fusion_k > 0.0 {
+                1.0 // fused below, by place
+            } else {
+                1.0 + relevance.lexical_boost * lexical
+            };
+            lexical_factor * (1.0 + relevance.caller_boost * caller) * aux_factor
         })
         .collect();
-    for d in def_ranks {
+    for d in def_ranks.iter_mut() {
         d.rank *= factors[d.file as usize];
+    }
+    if relevance.def_boost > 0.0 && !request.query.is_empty() {
+        boost_matching_definitions(def_ranks, &prep.index, &request.query, relevance.def_boost);
+    }
+    if relevance.fusion_k > 0.0 && !prep.lexical.is_empty() {
+        fuse_by_place(def_ranks, &prep.lexical, relevance);
+    }
+}
+
+/// [`Relevance::def_boost`]: each definition × `1 + boost × the query terms its name
+/// holds`.
+fn boost_matching_definitions(
+    def_ranks: &mut [DefRank],
+    index: &TagIndex<'_>,
+    query: &[&str],
+    boost: f64,
+) {
+    let parts = index.part_index();
+    let mut hits: HashMap<u32, f64> = HashMap::new();
+    for term in query {
+        for id in parts.names_with(term) {
+            *hits.entry(id).or_default() += 1.0;
+        }
+    }
+    for d in def_ranks.iter_mut() {
+        if let Some(h) = hits.get(&d.ident) {
+            d.rank *= 1.0 + boost * h;
+        }
+    }
+}
+
+/// [`Relevance::fusion_k`]: files ordered by reciprocal-rank fusion of their place by
+/// their best definition's rank and their place by lexical score; each file's
+/// definitions scaled together, so their order within the file stays.
+fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevance) {
+    let files = lexical.len();
+    let mut top = vec![0.0f64; files];
+    for d in def_ranks.iter() {
+        let t = &mut top[d.file as usize];
+        *t = t.max(d.rank);
+    }
+    let place = |score: &[f64]| -> Vec<Option<usize>> {
+        let mut order: Vec<usize> = (0..files).filter(|&f| score[f] > 0.0).collect();
+        order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+        let mut at = vec![None; files];
+        for (i, f) in order.into_iter().enumerate() {
+            at[f] = Some(i + 1);
+        }
+        at
+    };
+    let (graph_at, lexical_at) = (place(&top), place(lexical));
+    let k = relevance.fusion_k;
+    let fused: Vec<f64> = (0..files)
+        .map(|f| {
+            let g = graph_at[f].map_or(0.0, |p| 1.0 / (k + p as f64));
+            let l = lexical_at[f].map_or(0.0, |p| relevance.fusion_weight / (k + p as f64));
+            g + l
+        })
+        .collect();
+    for d in def_ranks.iter_mut() {
+        let f = d.file as usize;
+        if top[f] > 0.0 {
+            d.rank *= fused[f] / top[f];
+        }
     }
 }
 

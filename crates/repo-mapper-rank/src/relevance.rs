@@ -13,6 +13,8 @@ use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
+use repo_mapper_tags::{code_words, term_hash, word_parts};
+
 use crate::FileTags;
 use crate::fxhash::FxHasher;
 use crate::index::TagIndex;
@@ -47,6 +49,21 @@ pub struct Relevance {
     /// A file's definitions after its best are multiplied by `breadth`, `breadth²`, … in
     /// rank order, so that a budget shows more files; 1: no change.
     pub breadth: f64,
+    /// The lexical score reads every word of each file's text (Okapi BM25 over the
+    /// file's [`Terms`](repo_mapper_tags::Terms) and its path), not only its path and
+    /// the names it defines.
+    pub full_text: bool,
+    /// How the lexical score meets the graph's. 0: a file's definition ranks are
+    /// multiplied by `1 + lexical_boost × score`. Above 0: files are ordered by
+    /// reciprocal-rank fusion, `1 / (k + graph place) + fusion_weight / (k + lexical
+    /// place)`, `k` being this value (a file's definitions keep their order within it).
+    pub fusion_k: f64,
+    /// The lexical order's weight in reciprocal-rank fusion ([`Relevance::fusion_k`]).
+    pub fusion_weight: f64,
+    /// A definition whose name holds words of the message has its rank multiplied by
+    /// `1 + def_boost × words matched`, so a matching file shows the definitions the
+    /// message is about; 0: no change.
+    pub def_boost: f64,
 }
 
 impl Relevance {
@@ -60,6 +77,10 @@ impl Relevance {
         caller_restart: 0.0,
         caller_boost: 0.0,
         breadth: 1.0,
+        full_text: false,
+        fusion_k: 0.0,
+        fusion_weight: 1.0,
+        def_boost: 0.0,
     };
 
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
@@ -72,6 +93,10 @@ impl Relevance {
         caller_restart: 0.0,
         caller_boost: 10.0,
         breadth: 0.3,
+        full_text: false,
+        fusion_k: 0.0,
+        fusion_weight: 1.0,
+        def_boost: 0.0,
     };
 
     /// Whether the caller score is read.
@@ -105,19 +130,20 @@ const STOPWORDS: &[&str] = &[
     "with", "without", "would", "you", "your",
 ];
 
-/// The terms of a message: its words split at `_`, `-`, case changes and digits,
-/// lowercased, plural `s` dropped, stop words and words under three letters left out;
-/// sorted, each once.
+/// The terms of a message: its code words ([`code_words`]: words split at `_`, `-`, case
+/// changes and digits, lowercased, plural `s` dropped, and each identifier of several
+/// parts also whole), stop words and words under three letters left out; sorted, each
+/// once.
 ///
 /// ```
 /// use repo_mapper_rank::query_terms;
 ///
 /// let terms = query_terms("Fix `TableRow.add_cell` padding in tables");
-/// assert_eq!(terms, ["cell", "padding", "row", "table"]);
+/// assert_eq!(terms, ["add_cell", "cell", "padding", "row", "table", "tablerow"]);
 /// ```
 pub fn query_terms(message: &str) -> Vec<String> {
     let mut terms = Vec::new();
-    word_parts(message, &mut |part| {
+    code_words(message, &mut |part| {
         if !STOPWORDS.contains(&part) {
             terms.push(part.to_owned());
         }
@@ -125,49 +151,6 @@ pub fn query_terms(message: &str) -> Vec<String> {
     terms.sort_unstable();
     terms.dedup();
     terms
-}
-
-/// Calls `f` with each normalised part of the words in `text` (see [`query_terms`]).
-fn word_parts(text: &str, f: &mut impl FnMut(&str)) {
-    let mut part = String::new();
-    let mut flush = |part: &mut String| {
-        singular(part);
-        if part.chars().count() >= 3 {
-            f(part);
-        }
-        part.clear();
-    };
-    let mut prev: Option<char> = None;
-    for c in text.chars() {
-        let camel_hump = c.is_uppercase() && prev.is_some_and(char::is_lowercase);
-        if !c.is_alphabetic() || camel_hump {
-            flush(&mut part);
-        }
-        if c.is_alphabetic() {
-            part.extend(c.to_lowercase());
-        }
-        prev = Some(c);
-    }
-    flush(&mut part);
-}
-
-/// English plurals made singular, roughly (`classes` → `class`, `entries` → `entry`,
-/// `tables` → `table`; `status`, `class` unchanged), so either form matches the other.
-fn singular(word: &mut String) {
-    if word.len() > 4 && word.ends_with("ies") {
-        word.truncate(word.len() - 3);
-        word.push('y');
-    } else if ["sses", "xes", "ches", "shes", "zes"]
-        .iter()
-        .any(|s| word.ends_with(s))
-    {
-        word.truncate(word.len() - 2);
-    } else if word.len() > 3
-        && word.ends_with('s')
-        && !["ss", "us", "is"].iter().any(|s| word.ends_with(s))
-    {
-        word.pop();
-    }
 }
 
 /// Per file, how well its path and defined names match `terms`, relative to the best
@@ -216,6 +199,66 @@ pub(crate) fn lexical_scores(
     for &((f, t), count) in &tf {
         scores[f as usize] += idf[t as usize] * count / (count + 1.2);
     }
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    if best > 0.0 {
+        scores.iter_mut().for_each(|s| *s /= best);
+    }
+    scores
+}
+
+/// BM25's term-frequency saturation and length normalisation (Okapi's usual values).
+const BM25_K1: f64 = 1.2;
+const BM25_B: f64 = 0.75;
+
+/// Per file, Okapi BM25 of its text's code words ([`FileTags::terms`]) and its path's
+/// (each path word counting `path_weight` words) against `terms`, relative to the best
+/// file (0–1; all 0 when nothing matches).
+pub(crate) fn full_text_scores(
+    files: &[FileTags<'_>],
+    terms: &[&str],
+    path_weight: f64,
+) -> Vec<f64> {
+    let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
+    let q = hashes.len();
+    // Per file: its length, then one frequency per term.
+    let rows: Vec<(f64, Vec<f64>)> = files
+        .par_iter()
+        .map(|f| {
+            let mut tf: Vec<f64> = hashes
+                .iter()
+                .map(|&h| f64::from(f.terms.count(h)))
+                .collect();
+            let mut len = f.terms.words() as f64;
+            code_words(f.rel_fname, &mut |w| {
+                len += path_weight;
+                let h = term_hash(w);
+                hashes
+                    .iter()
+                    .zip(&mut tf)
+                    .filter(|(x, _)| **x == h)
+                    .for_each(|(_, t)| *t += path_weight);
+            });
+            (len, tf)
+        })
+        .collect();
+    let n = files.len() as f64;
+    let avg = rows.iter().map(|(l, _)| l).sum::<f64>() / n.max(1.0);
+    let idf: Vec<f64> = (0..q)
+        .map(|t| {
+            let df = rows.iter().filter(|(_, tf)| tf[t] > 0.0).count() as f64;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    let mut scores: Vec<f64> = rows
+        .iter()
+        .map(|(len, tf)| {
+            let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg.max(1e-9));
+            tf.iter()
+                .zip(&idf)
+                .map(|(&f, idf)| idf * f * (BM25_K1 + 1.0) / (f + norm))
+                .sum()
+        })
+        .collect();
     let best = scores.iter().copied().fold(0.0, f64::max);
     if best > 0.0 {
         scores.iter_mut().for_each(|s| *s /= best);
@@ -365,14 +408,6 @@ mod tests {
 
     #[test]
     fn words_split_at_case_digits_and_separators() {
-        let mut parts = Vec::new();
-        word_parts("HTTPServer parse_URL2json getValues x-y", &mut |p| {
-            parts.push(p.to_owned())
-        });
-        assert_eq!(
-            parts,
-            ["httpserver", "parse", "url", "json", "get", "value"]
-        );
         assert_eq!(query_terms("the The fix a an"), Vec::<String>::new());
         assert_eq!(query_terms("class classes"), ["class"]);
         assert_eq!(

@@ -4,6 +4,7 @@
 //! ```text
 //! entry   = FORMAT:u8 flags:u8 mtime:time ctime:time inode:u64le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag* ngroups:varint group*
+//!           nterms:varint term*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
@@ -12,6 +13,7 @@
 //! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
 //! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
 //! group   = sub_kind:varint name:varint count:varint
+//! term    = hash-delta:varint count:varint   (the file's code words, `Terms`)
 //! ```
 //!
 //! The references at line −1 that end a file's tags (the identifier fallback's, SPEC
@@ -30,11 +32,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use repo_mapper_tags::{
-    CountedTags, CutShort, FileStamp, RefCounts, StatTime, Tag, TagKind, known_sub_kind,
+    CountedTags, CutShort, FileStamp, RefCounts, StatTime, Tag, TagKind, Terms, known_sub_kind,
 };
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 6;
+pub const FORMAT: u8 = 7;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,8 +89,8 @@ pub struct FileKey {
 
 const HEADER_LEN: usize = 1 + 1 + 12 + 12 + 8 + 8 + 32;
 
-/// Encodes a file's key, tags and note.
-pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>) -> Vec<u8> {
+/// Encodes a file's key, tags, note and code words.
+pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Terms) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 4);
     out.push(FORMAT);
     out.push(u8::from(key.racy) | note_bits(note));
@@ -125,6 +127,13 @@ pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>) -> Vec<u8> {
         put_varint(&mut out, sub);
         put_varint(&mut out, name);
         put_varint(&mut out, count);
+    }
+    put_varint(&mut out, terms.pairs().len() as u64);
+    let mut prev = 0u32;
+    for (hash, count) in terms.pairs() {
+        put_varint(&mut out, u64::from(hash - prev));
+        put_varint(&mut out, u64::from(count));
+        prev = hash;
     }
     out
 }
@@ -177,7 +186,7 @@ impl<'a> StringTable<'a> {
 /// Replaces the key of an encoded entry, leaving its tags and note as they are.
 pub fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
     if entry.len() >= HEADER_LEN {
-        let header = encode(key, &[], decode_note(&entry));
+        let header = encode(key, &[], decode_note(&entry), &Terms::default());
         entry[..HEADER_LEN].copy_from_slice(&header[..HEADER_LEN]);
     }
     entry
@@ -215,11 +224,12 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
 #[cfg(test)]
 pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
     let mut tags = Vec::new();
-    let strings = walk_tags(entry, |t, strings| {
+    let (_, end) = walk_tags(entry, |t, strings| {
         let tag = t.to_tag(strings, rel_fname, fname);
         tags.extend(std::iter::repeat_n(tag, t.count as usize));
-    });
-    strings.map(|_| tags)
+    })?;
+    read_terms(entry, end)?;
+    Some(tags)
 }
 
 /// Decodes an entry as a map uses it: the definition tags, the references counted per
@@ -233,7 +243,7 @@ pub fn decode_counted(
     // Per string: its reference count; and the strings referenced, in first-seen order.
     let mut counts: Vec<u32> = Vec::new();
     let mut order: Vec<u32> = Vec::new();
-    let strings = walk_tags(entry, |t, strings| {
+    let (strings, end) = walk_tags(entry, |t, strings| {
         if t.kind == TagKind::Def {
             defs.push(t.to_tag(strings, rel_fname, fname));
             return;
@@ -251,7 +261,8 @@ pub fn decode_counted(
     for i in order {
         refs.push(strings[i as usize], counts[i as usize]);
     }
-    Some(CountedTags { defs, refs })
+    let terms = read_terms(entry, end)?;
+    Some(CountedTags { defs, refs, terms })
 }
 
 /// One stored tag, its name an index into the entry's strings, and how many times it
@@ -279,12 +290,13 @@ impl StoredTag {
 }
 
 /// Reads an entry's tags in order: `each` gets every listed tag, then every group of the
-/// fallback tail, with the entry's strings. Returns the strings, or `None` if the entry is
-/// damaged (after which the tags already seen must be discarded).
+/// fallback tail, with the entry's strings. Returns the strings and where the tags end,
+/// or `None` if the entry is damaged (after which the tags already seen must be
+/// discarded).
 fn walk_tags<'e>(
     entry: &'e [u8],
     mut each: impl FnMut(StoredTag, &[&'e str]),
-) -> Option<Vec<&'e str>> {
+) -> Option<(Vec<&'e str>, usize)> {
     decode_key(entry)?;
     let mut r = Reader {
         buf: entry,
@@ -343,7 +355,30 @@ fn walk_tags<'e>(
         };
         each(tag, &strings);
     }
-    (r.pos == entry.len()).then_some(strings)
+    Some((strings, r.pos))
+}
+
+/// The code words stored from `pos` to the end of `entry`; `None` if damaged.
+fn read_terms(entry: &[u8], pos: usize) -> Option<Terms> {
+    let mut r = Reader { buf: entry, pos };
+    let n = usize::try_from(r.varint()?).ok()?;
+    if n > entry.len() / 2 {
+        return None;
+    }
+    let mut pairs = Vec::with_capacity(n);
+    let mut hash = 0u32;
+    for i in 0..n {
+        let delta = u32::try_from(r.varint()?).ok()?;
+        if i > 0 && delta == 0 {
+            return None;
+        }
+        hash = hash.checked_add(delta)?;
+        pairs.push((hash, u32::try_from(r.varint()?).ok()?));
+    }
+    if r.pos != entry.len() {
+        return None;
+    }
+    Terms::from_sorted(pairs)
 }
 
 /// The sub-kinds an entry's strings name, each looked up once (they are few).
@@ -461,6 +496,20 @@ mod tests {
     }
 
     #[test]
+    fn code_words_round_trip() {
+        let terms = Terms::of_text("fn redirect_session(cookie: Cookie) { keep(cookie) }");
+        let tags = vec![tag(1, "redirect_session", TagKind::Def, "function")];
+        let bytes = encode(&a_key(), &tags, None, &terms);
+        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
+        let back = decode_counted(&bytes, &rel, &f).unwrap();
+        assert_eq!(back.terms, terms);
+        assert!(back.terms.count(repo_mapper_tags::term_hash("cookie")) >= 2);
+        for cut in 1..8 {
+            assert!(decode_counted(&bytes[..bytes.len() - cut], &rel, &f).is_none());
+        }
+    }
+
+    #[test]
     fn round_trip() {
         let key = FileKey {
             stamp: FileStamp {
@@ -480,7 +529,7 @@ mod tests {
             tag(2, "f", TagKind::Ref, "call"),
         ];
         let note = Some(Note::CutShort(CutShort::Depth));
-        let bytes = encode(&key, &tags, note);
+        let bytes = encode(&key, &tags, note, &Terms::default());
         assert_eq!(decode_key(&bytes), Some(key));
         assert_eq!(decode_note(&bytes), note);
         let back = decode_tags(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
@@ -505,7 +554,12 @@ mod tests {
     #[test]
     fn damaged_entries_decode_to_none() {
         let key = a_key();
-        let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")], None);
+        let bytes = encode(
+            &key,
+            &[tag(3, "name", TagKind::Def, "function")],
+            None,
+            &Terms::default(),
+        );
         let rel: Arc<str> = Arc::from("a");
         let f: Arc<Path> = Arc::from(Path::new("/a"));
         for cut in 0..bytes.len() {
@@ -546,7 +600,7 @@ mod tests {
             let name = ["printf", "x", "main"][i % 3];
             tags.push(tag(-1, name, TagKind::Ref, "identifier"));
         }
-        let bytes = encode(&key, &tags, None);
+        let bytes = encode(&key, &tags, None, &Terms::default());
         // Listed, the 301 references would take 3 bytes each.
         assert!(bytes.len() < HEADER_LEN + 60, "{} bytes", bytes.len());
         let (rel, f) = (&tags[0].rel_fname.clone(), &tags[0].fname.clone());
@@ -559,9 +613,10 @@ mod tests {
         assert_eq!(back, grouped);
         let counted = decode_counted(&bytes, rel, f).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
-        // A group of no references can only be damage.
+        // A group of no references can only be damage (the last group's count is the byte
+        // before the empty code-word section's count).
         let mut zero = bytes.clone();
-        let last = zero.len() - 1;
+        let last = zero.len() - 2;
         zero[last] = 0;
         assert!(decode_counted(&zero, rel, f).is_none());
     }
@@ -577,7 +632,7 @@ mod tests {
             tag(6, "f", TagKind::Ref, "call"),
         ];
         let key = a_key();
-        let bytes = encode(&key, &tags, None);
+        let bytes = encode(&key, &tags, None, &Terms::default());
         let counted = decode_counted(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
         assert_eq!(

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, extract_source_within,
+    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, Terms, extract_source_within,
     source_from_bytes,
 };
 
@@ -505,7 +505,7 @@ fn extract(
     names: &Names,
     opts: &ScanOptions<'_>,
 ) -> (Outcome, Vec<u8>) {
-    let (tags, note) = match source_from_bytes(bytes) {
+    let (tags, note, terms) = match source_from_bytes(bytes) {
         Some(source) => {
             let out = extract_source_within(
                 lang,
@@ -515,13 +515,21 @@ fn extract(
                 opts.dialect,
                 &opts.limits,
             );
-            (out.tags, out.cut_short.map(Note::CutShort))
+            // The default dialect's ranking reads every word of the text; Aider's none.
+            let terms = match opts.dialect {
+                Dialect::Default => Terms::of_text(&source),
+                Dialect::Aider => Terms::default(),
+            };
+            (out.tags, out.cut_short.map(Note::CutShort), terms)
         }
-        None => (Vec::new(), Some(Note::NotUtf8)),
+        None => (Vec::new(), Some(Note::NotUtf8), Terms::default()),
     };
-    let entry = codec::encode(&key, &tags, note);
+    let entry = codec::encode(&key, &tags, note, &terms);
     let parsed = Outcome::Parsed {
-        tags: CountedTags::from_tags(tags),
+        tags: CountedTags {
+            terms,
+            ..CountedTags::from_tags(tags)
+        },
         note,
     };
     (parsed, entry)

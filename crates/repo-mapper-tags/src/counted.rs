@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::{Tag, TagKind};
+use crate::{Tag, TagKind, Terms};
 
 /// A file's references counted per identifier, in order of first reference.
 ///
@@ -102,6 +102,9 @@ pub struct CountedTags {
     pub defs: Vec<Tag>,
     /// The references, counted per identifier.
     pub refs: RefCounts,
+    /// Every code word of the file's text, counted (empty unless the scan that read the
+    /// file was asked for them).
+    pub terms: Terms,
 }
 
 impl CountedTags {
@@ -110,7 +113,11 @@ impl CountedTags {
         let refs = RefCounts::from_tags(&tags);
         tags.retain(|t| t.kind == TagKind::Def);
         tags.shrink_to_fit();
-        CountedTags { defs: tags, refs }
+        CountedTags {
+            defs: tags,
+            refs,
+            terms: Terms::default(),
+        }
     }
 
     /// Whether the file has no tags at all.

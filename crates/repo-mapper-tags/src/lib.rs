@@ -46,6 +46,7 @@ mod registry;
 #[cfg(feature = "extract")]
 mod scanner_guard;
 mod stamp;
+mod terms;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -68,6 +69,7 @@ pub use registry::{
     queries_fingerprint, tags_query_source,
 };
 pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
+pub use terms::{Terms, code_words, term_hash, word_parts};
 
 /// Whose behaviour to follow where repo-mapper and Aider 0.86.2 differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
