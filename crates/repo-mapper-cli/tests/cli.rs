@@ -622,3 +622,34 @@ fn json_names_files_escaped_as_the_map_does() {
     let ranks = json["file_ranks"].as_object().unwrap();
     assert!(ranks.keys().all(|k| !k.chars().any(char::is_control)));
 }
+
+/// `.ignore` files keep paths out of the walk as `.gitignore` does (the README says so): a
+/// user's, and this repository's, which keeps its deliberately hostile fuzz inputs out of
+/// the README's first command, `repo-mapper .` here (issue 23: they made its cold run wait
+/// 20 s on the per-file time bound).
+#[test]
+fn ignore_files_keep_paths_out_of_the_walk() {
+    let r = repo();
+    std::fs::write(r.path().join(".ignore"), "web/\n").unwrap();
+    let json = stdout_of(cmd(r.path()).args([".", "--format", "json", "-t", "8192"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let files: Vec<&str> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap())
+        .collect();
+    assert!(files.contains(&"app/models/order.py"), "{files:?}");
+    assert!(!files.iter().any(|f| f.starts_with("web/")), "{files:?}");
+
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let hostile = workspace.join("fixtures/fuzz-regressions");
+    assert!(std::fs::read_dir(&hostile).unwrap().count() > 1);
+    let walked = repo_mapper::list_files(&workspace, None);
+    assert!(walked.iter().any(|f| f.ends_with("README.md")));
+    let kept: Vec<_> = walked.iter().filter(|f| f.starts_with(&hostile)).collect();
+    assert!(kept.is_empty(), "{kept:?}");
+}

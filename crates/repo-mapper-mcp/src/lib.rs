@@ -40,12 +40,17 @@ mod params;
 mod server;
 mod sessions;
 mod tools;
+mod transport;
 
 pub use params::{RepoMapParams, SearchParams};
 pub use server::{RepoMapServer, ServerOptions};
 pub use tools::{DEFAULT_TOKEN_LIMIT, ToolError};
 
 /// Serves MCP on standard input and output until the client closes the connection.
+///
+/// A line of input that is not JSON (not UTF-8, cut short, a NUL byte, …) is answered
+/// with a JSON-RPC parse error (−32700, `"id": null`) and logged as one warning; the
+/// session goes on.
 ///
 /// # Errors
 /// When the tokio runtime cannot start or the connection fails (not for bad tool input,
@@ -56,11 +61,18 @@ pub fn serve_stdio(options: ServerOptions) -> std::io::Result<()> {
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let service = RepoMapServer::new(options)
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(std::io::Error::other)?;
-        service.waiting().await.map_err(std::io::Error::other)?;
-        Ok(())
+        let stdio = transport::CheckedStdio::spawn(tokio::io::stdin(), tokio::io::stdout());
+        let (rmcp_ends, output) = stdio.split();
+        let served = async {
+            let service = RepoMapServer::new(options)
+                .serve(rmcp_ends)
+                .await
+                .map_err(std::io::Error::other)?;
+            service.waiting().await.map_err(std::io::Error::other)
+        };
+        // rmcp has dropped its ends either way: what it wrote is flushed, then the result.
+        let served = served.await;
+        output.finish().await?;
+        served.map(drop)
     })
 }

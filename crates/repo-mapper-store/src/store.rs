@@ -532,7 +532,8 @@ impl std::error::Error for StoreFallback {}
 ///   and memory is used;
 /// * when another process holds the store, retries for `opts.lock_wait`, then uses memory;
 /// * when the store is damaged (sled reports corruption, an unreadable configuration or
-///   format, or a panic), deletes and recreates it once; if that fails too, uses memory;
+///   format, or a panic, or one of sled's files in it is a directory), deletes and
+///   recreates it once; if that fails too, uses memory;
 /// * when it cannot be opened for any other reason (permission denied, read-only file
 ///   system, full disk or quota, …), leaves it untouched on disk and uses memory.
 ///
@@ -583,6 +584,29 @@ fn classify(e: &sled::Error) -> OpenFailure {
     }
 }
 
+/// [`classify`], and the text for the diagnostics, for an error opening the store in
+/// `dir`. A store whose own files have the wrong shape (sled's `conf` or `db` a directory)
+/// is damaged, whatever error sled gave: the directory is ours, and deleting it is the only
+/// repair.
+fn classify_at(e: &sled::Error, dir: &Path) -> (OpenFailure, String) {
+    let failure = classify(e);
+    if matches!(failure, OpenFailure::Other)
+        && let Some(name) = misshapen_file(dir)
+    {
+        let why = format!("its {name} is a directory: {}", sled_text(e));
+        return (OpenFailure::Corrupt, why);
+    }
+    (failure, sled_text(e))
+}
+
+/// The first of sled's files in the store directory `dir` that is a directory (through
+/// symlinks) rather than a file.
+fn misshapen_file(dir: &Path) -> Option<&'static str> {
+    ["conf", "db"]
+        .into_iter()
+        .find(|name| fs::metadata(dir.join(name)).is_ok_and(|meta| meta.is_dir()))
+}
+
 fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallback> {
     prepare_cache_dir(base)?;
     let name = store_dir_name();
@@ -595,8 +619,8 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallb
             Ok(store) => return Ok(store),
             Err(e) => e,
         };
-        let why = sled_text(&e);
-        match classify(&e) {
+        let (failure, why) = classify_at(&e, &dir);
+        match failure {
             OpenFailure::Locked if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(25));
             }

@@ -208,7 +208,7 @@ impl FileRun<'_> {
         let grammar_drops = |capture: Capture, node: Node<'_>| {
             dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
         };
-        let (groups, out_of_time) = captures_by_name(
+        let (groups, incomplete) = captures_by_name(
             &compiled.tags,
             root,
             self.bytes,
@@ -236,7 +236,7 @@ impl FileRun<'_> {
         if dialect == Dialect::Aider && lang == Language::Python {
             saw_def |= self.push_aider_python_constants(root, &mut tags);
         }
-        let mut cut_short = out_of_time.then_some(CutShort::Query);
+        let mut cut_short = incomplete.then_some(CutShort::Query);
         if saw_def
             && !saw_ref
             && cut_short.is_none()
@@ -303,7 +303,7 @@ impl FileRun<'_> {
             return true;
         };
         let no_drops = |_: Capture, _: Node<'_>| false;
-        let (groups, out_of_time) = captures_by_name(
+        let (groups, incomplete) = captures_by_name(
             idents,
             root,
             self.bytes,
@@ -320,7 +320,7 @@ impl FileRun<'_> {
                 tags.push(self.tag(-1, name, TagKind::Ref, capture.sub_kind));
             }
         }
-        !out_of_time
+        !incomplete
     }
 }
 
@@ -505,7 +505,9 @@ const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 /// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
 /// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
 /// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
-/// The flag is set when the deadline stopped the query (the groups hold what came before).
+/// The flag is set when the groups are incomplete: the deadline stopped the query (the
+/// groups hold what came before), or a match had more captures than tree-sitter's cursor
+/// can count ([`WrapWatch`]: the groups lack that match's captures past the count).
 fn captures_by_name<'t>(
     query: &'static TagQuery,
     root: Node<'t>,
@@ -546,6 +548,7 @@ fn captures_by_name<'t>(
     };
     let mut captures = cursor.captures_with_options(&query.query, root, text, options);
     let mut taken = 0u32;
+    let mut wraps = WrapWatch::default();
     while let Some((m, index)) = captures.next() {
         // Each capture taken can cost a scan of every pending match (tree-sitter's
         // `next_capture`), which its progress callback does not see: after the deadline,
@@ -555,6 +558,12 @@ fn captures_by_name<'t>(
             out_of_time.set(true);
             break;
         }
+        if wraps.wrapped(m.id(), *index, m.captures.len()) {
+            // The cursor would deliver this match's first captures again, for ever: drop
+            // the match (its captures past the count are lost) and go on with the others.
+            m.remove();
+            continue;
+        }
         let capture = m.captures[*index];
         if let Some(role) = query.captures[capture.index as usize] {
             groups.add(capture.index, role, capture.node, drop);
@@ -563,7 +572,52 @@ fn captures_by_name<'t>(
     if dialect == Dialect::Aider {
         groups.repeat_last_nodes();
     }
-    (groups.groups, out_of_time.get())
+    (groups.groups, out_of_time.get() || wraps.seen_any)
+}
+
+/// The most captures of one match tree-sitter's query cursor can count as consumed: it
+/// keeps the count in 12 bits (`consumed_capture_count`, tree-sitter 0.25's `query.c`).
+const MAX_CONSUMED_CAPTURES: usize = (1 << 12) - 1;
+
+/// Watches the capture loop for tree-sitter's consumed-capture wrap. A match of more than
+/// [`MAX_CONSUMED_CAPTURES`] captures (a fuzzed HCL `locals` block of 9,600 attributes, whose
+/// `(attribute …)+` pattern captures two nodes each) makes the cursor's count wrap to 0
+/// after the 4,096th capture: it delivers the same match again from its first capture, for
+/// ever, and no other match after it. That shows as one match id delivered with its
+/// capture index going back. Only matches that large are watched: smaller ones cannot
+/// wrap. (A quantifier's copy of a match keeps its id and its count, so it may repeat an
+/// index, which is not a wrap; were a copy of a match that large to go back, it would be
+/// dropped too: tags lost, never time.)
+#[derive(Default)]
+struct WrapWatch {
+    /// Per watched match id, the capture index last delivered.
+    last_index: HashMap<u32, usize>,
+    /// Whether any match wrapped.
+    seen_any: bool,
+}
+
+impl WrapWatch {
+    /// Whether delivering capture `index` of match `id` (of `captures` captures) is the
+    /// cursor wrapping; notes the delivery otherwise.
+    fn wrapped(&mut self, id: u32, index: usize, captures: usize) -> bool {
+        if captures <= MAX_CONSUMED_CAPTURES {
+            return false;
+        }
+        let wrapped = self
+            .last_index
+            .insert(id, index)
+            .is_some_and(|last| index < last);
+        if wrapped {
+            self.last_index.remove(&id);
+            self.seen_any = true;
+            tracing::debug!(
+                "a query match of {captures} captures wrapped tree-sitter's capture count; \
+                 those after the first {} are left out",
+                MAX_CONSUMED_CAPTURES + 1
+            );
+        }
+        wrapped
+    }
 }
 
 /// Stops the query cursor `raw` (running `query` on `root`): it is reset, which drops

@@ -56,7 +56,9 @@ pub enum CutShort {
     /// Parsing did not finish: the file has no tags.
     Parse,
     /// The tag query (or the identifier fallback) did not finish: the file keeps the tags
-    /// found before the deadline.
+    /// found before the deadline. Also set when the query dropped a match of more captures
+    /// than tree-sitter's query cursor can count (4,095), which would have run to the
+    /// deadline: the file keeps every other match's tags.
     Query,
     /// The tree is deeper than tree-sitter's query cursor handles (60,000 levels): the file
     /// keeps the tags of matches starting above that depth, whatever the clock.

@@ -219,25 +219,47 @@ fn memory_store_reset_empties_it() {
     assert_eq!(store.get(&key(2)), Some(value(2)));
 }
 
+/// sled's data file replaced by a directory (issue 23): the store is ours and misshapen,
+/// so it is damaged, not an environment problem. It is recreated once, with one warning;
+/// the next run is silent and the store works.
 #[test]
-fn store_that_cannot_be_opened_but_is_not_damaged_is_left_alone() {
+fn data_file_replaced_by_a_directory_is_recreated_once() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = cache_of(tmp.path());
-    drop(open_store(&cache, &opts()));
-    // sled's data file replaced by a directory: opening it fails with "is a directory",
-    // an environment problem as permission denied is, not damage.
+    build_store(&cache, true);
     let dir = store_dir(tmp.path());
     fs::remove_file(dir.join("db")).unwrap();
     fs::create_dir(dir.join("db")).unwrap();
-    fs::write(dir.join("db/precious"), "not ours").unwrap();
+    fs::write(dir.join("db/stray"), "left by someone").unwrap();
 
-    let (opened, events) = logged(|| open_store(&cache, &opts()));
-    assert_memory_with_one_warning(&opened, &events, &dir);
-    assert!(dir.join("conf").is_file(), "the store is still there");
-    assert_eq!(
-        fs::read_to_string(dir.join("db/precious")).unwrap(),
-        "not ours"
+    let (first, events) = logged(|| open_store(&cache, &opts()));
+    assert!(first.fallback.is_none(), "{first:?}");
+    let warned = warnings(&events);
+    assert_eq!(warned.len(), 1, "{events:?}");
+    assert!(warned[0].contains("is damaged"), "{warned:?}");
+    assert!(
+        warned[0].contains("db"),
+        "names the misshapen file: {warned:?}"
     );
+    drop(first);
+    assert!(dir.join("db").is_file(), "sled's data file again");
+
+    let (second, events) = logged(|| open_store(&cache, &opts()));
+    assert!(second.fallback.is_none(), "{second:?}");
+    assert!(events.is_empty(), "the next run is silent: {events:?}");
+    let store = &second.store;
+    assert!(
+        store.describe().starts_with("sled at"),
+        "{}",
+        store.describe()
+    );
+    assert_eq!(lost_entries(&**store), ENTRIES, "recreated empty");
+    store.put_batch(vec![(key(1), value(1))]).unwrap();
+    store.flush().unwrap();
+    drop(second);
+    let third = open_store(&cache, &opts());
+    assert!(third.fallback.is_none());
+    assert_eq!(third.store.get(&key(1)), Some(value(1)));
 }
 
 #[cfg(unix)]

@@ -3,6 +3,7 @@
 //! is one former test file; run one with `cargo test -p repo-mapper-tags --test it MODULE::`.
 
 mod bad_input;
+mod capture_wrap;
 mod deep_nesting;
 mod queries;
 mod scanner_state;

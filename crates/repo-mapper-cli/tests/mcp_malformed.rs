@@ -1,0 +1,172 @@
+//! `repo-mapper mcp` given lines that are not JSON (issue 23): each is answered with a
+//! JSON-RPC parse error (−32700, `"id": null`) and one warning on stderr, and the session
+//! goes on. The exchange is written by hand, as JSON lines, since no MCP client sends such
+//! lines.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// How long to wait for one line of the server's before calling it hung: a watchdog, far
+/// above what any answer here takes.
+const HUNG: Duration = Duration::from_secs(120);
+
+/// The lines that are not JSON: a typo, a `tools/call` cut short, bytes that are not
+/// UTF-8, a NUL byte inside a string and NUL bytes alone.
+const BAD_LINES: [&[u8]; 5] = [
+    b"{not json",
+    br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"repo_map","argum"#,
+    b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"\xff\xfe\xfd\"}",
+    b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/\0list\"}",
+    b"\0\0\0",
+];
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_repo-mapper"))
+            .arg("mcp")
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                if tx
+                    .send(line.expect("the server writes UTF-8 lines"))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send_json(&mut self, message: &Value) {
+        self.send(message.to_string().as_bytes());
+    }
+
+    /// The server's next line, as JSON.
+    fn next(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(HUNG)
+            .expect("the server answers (or it hung, or exited)");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// The server's lines up to and including the answer to request `id`.
+    fn until_answer(&self, id: u64) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let message = self.next();
+            let done = message["id"] == id;
+            seen.push(message);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// Closes stdin and returns stderr, once the server has exited successfully.
+    fn stop(self) -> String {
+        drop(self.stdin);
+        let out = self.child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{:?}: {stderr}", out.status);
+        stderr
+    }
+}
+
+fn initialize(server: &mut Server) {
+    server.send_json(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "mcp_malformed", "version": "0" },
+        },
+    }));
+    let answer = server.until_answer(1);
+    let init = answer.last().unwrap();
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    server.send_json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+}
+
+#[test]
+fn each_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
+    let mut server = Server::start();
+    initialize(&mut server);
+    for line in BAD_LINES {
+        server.send(line);
+    }
+    server.send_json(&json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/list" }));
+    let answers = server.until_answer(9);
+
+    let (errors, others): (Vec<&Value>, Vec<&Value>) =
+        answers.iter().partition(|m| m["error"]["code"] == -32700);
+    assert_eq!(
+        errors.len(),
+        BAD_LINES.len(),
+        "one per bad line: {answers:#?}"
+    );
+    for error in &errors {
+        assert_eq!(error["jsonrpc"], "2.0", "{error}");
+        assert!(error.get("id").is_some_and(Value::is_null), "{error}");
+        assert_eq!(error["error"]["message"], "Parse error", "{error}");
+    }
+    assert_eq!(others.len(), 1, "{answers:#?}");
+    let tools: Vec<&str> = others[0]["result"]["tools"]
+        .as_array()
+        .expect("tools/list is answered")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"repo_map"), "{tools:?}");
+
+    let stderr = server.stop();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("answered with a JSON-RPC parse error"))
+        .collect();
+    assert_eq!(warnings.len(), BAD_LINES.len(), "{stderr}");
+    assert!(warnings.iter().all(|w| w.contains("WARN")), "{stderr}");
+}
+
+#[test]
+fn well_formed_json_that_is_no_message_is_still_rmcps_to_answer() {
+    let mut server = Server::start();
+    initialize(&mut server);
+    server.send(br#"{"not":"a message"}"#);
+    server.send_json(&json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/list" }));
+    let answers = server.until_answer(5);
+    assert_eq!(answers.len(), 2, "{answers:#?}");
+    assert_eq!(answers[0]["error"]["code"], -32600, "{answers:#?}");
+    let stderr = server.stop();
+    assert!(!stderr.contains("parse error"), "{stderr}");
+}
