@@ -12,6 +12,8 @@
 //! * `man`: the man page, from the command's own definition (clap_mangen).
 //! * `lint`: the house rules clippy does not check (functions fit on a screen).
 //! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
+//! * `soak [--calls N] [--seed S] [--minutes M] [--repo DIR]`: a warm `repo-mapper mcp`
+//!   against fresh runs while the repository changes between calls (issue 23).
 
 mod bench_mcp;
 mod corpus;
@@ -23,6 +25,7 @@ mod mentions;
 mod parity;
 mod relevance;
 mod scale;
+mod soak;
 mod vendor;
 
 use std::path::{Path, PathBuf};
@@ -55,6 +58,7 @@ fn run() -> Result<()> {
         "mentions" => mentions::run(rest),
         "relevance" => relevance::run(rest),
         "mcp-client" => mcp_client::run(rest),
+        "soak" => soak::run(rest),
         "man" => man(rest),
         "help" | "--help" | "-h" => {
             print_help();
@@ -102,6 +106,12 @@ commands:
                                  and our profiles (docs/relevance.md); repositories are read
                                  from DIR/owner+name (default ../.mirror)
   mcp-client                     `repo-mapper mcp` through the official MCP Python SDK (pip, once)
+  soak [--calls N] [--seed S] [--minutes M] [--repo DIR] [--out DIR] [--max-cases N]
+       [--binary PATH] [--verbose]
+                                 differential soak: a warm repo-mapper mcp (rmcp client) on a clone
+                                 of the workspace (or DIR) edited at random between calls, each
+                                 answer against a fresh run; differences saved as replayable cases
+                                 under fixtures/soak-regressions/ (replayed by cargo test)
   man                            write the man page to target/man/repo-mapper.1
   lint                           house rules clippy does not check: no function over 80 lines
   fuzz                           mutate fixtures/languages/ samples; fail on a panic or a slow file,

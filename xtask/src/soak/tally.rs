@@ -1,0 +1,142 @@
+//! What a soak counted: calls, edits, differences, the warm server's memory, and the
+//! summary printed at the end.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One warm answer that differed from the fresh one.
+#[derive(Debug)]
+pub(crate) struct Difference {
+    pub call: usize,
+    /// `map` or `search`.
+    pub tool: &'static str,
+    pub root: usize,
+    pub profile: String,
+    pub repeated: bool,
+    pub from_cache: Option<bool>,
+    /// The edits of the root since the previous call on the same session.
+    pub edits_before: Vec<String>,
+    /// The first line that differs (warm, then fresh).
+    pub first: (String, String),
+}
+
+/// The counts of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub maps: usize,
+    pub searches: usize,
+    pub repeats: usize,
+    pub edits: BTreeMap<String, usize>,
+    pub differences: Vec<Difference>,
+    /// The warm server's `VmRSS` after each call, KiB.
+    pub rss: Vec<u64>,
+    /// Client-side time of the warm calls and of the fresh answers.
+    pub warm: Duration,
+    pub fresh: Duration,
+    pub saved: Vec<PathBuf>,
+}
+
+impl Tally {
+    /// The summary table.
+    pub fn print(&self, header: &str, elapsed: Duration) {
+        let mib = |k: u64| k as f64 / 1024.0;
+        let edits: usize = self.edits.values().sum();
+        println!("{header}");
+        println!("  {:<13} {:.1} s", "run", elapsed.as_secs_f64());
+        println!(
+            "  {:<13} {} (repo_map {}, of which identical to the last {}; search_identifiers {})",
+            "calls",
+            self.maps + self.searches,
+            self.maps,
+            self.repeats,
+            self.searches
+        );
+        println!(
+            "  {:<13} {:.1} s warm, {:.1} s fresh",
+            "time",
+            self.warm.as_secs_f64(),
+            self.fresh.as_secs_f64()
+        );
+        let kinds: Vec<String> = self.edits.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("  {:<13} {edits}: {}", "edits", kinds.join(", "));
+        self.print_differences();
+        if let (Some(first), Some(min), Some(max), Some(last)) = (
+            self.rss.first(),
+            self.rss.iter().min(),
+            self.rss.iter().max(),
+            self.rss.last(),
+        ) {
+            println!(
+                "  {:<13} first {:.1} MiB, min {:.1}, max {:.1}, last {:.1} ({} samples)",
+                "server RSS",
+                mib(*first),
+                mib(*min),
+                mib(*max),
+                mib(*last),
+                self.rss.len()
+            );
+        }
+        for path in &self.saved {
+            println!("  {:<13} {}", "case saved", path.display());
+        }
+    }
+
+    /// The differences: a count by tool, then one line each.
+    fn print_differences(&self) {
+        let count = |tool: &str| self.differences.iter().filter(|d| d.tool == tool).count();
+        let cached = self
+            .differences
+            .iter()
+            .filter(|d| d.from_cache == Some(true))
+            .count();
+        println!(
+            "  {:<13} {} (repo_map {}, of which from the map cache {}; search_identifiers {})",
+            "differences",
+            self.differences.len(),
+            count("map"),
+            cached,
+            count("search")
+        );
+        for d in &self.differences {
+            let cache = match d.from_cache {
+                Some(true) => ", from the map cache",
+                _ => "",
+            };
+            let repeat = if d.repeated { ", repeated request" } else { "" };
+            println!(
+                "    call {:>3}: {} root {} {}{repeat}{cache}; edits before: [{}]",
+                d.call,
+                d.tool,
+                d.root,
+                d.profile,
+                d.edits_before.join(", ")
+            );
+            println!("      warm:  {}", clip(&d.first.0));
+            println!("      fresh: {}", clip(&d.first.1));
+        }
+    }
+}
+
+/// `line` cut to 100 characters.
+fn clip(line: &str) -> String {
+    match line.char_indices().nth(100) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}
+
+/// The first line where `warm` and `fresh` differ (`<end>` past the last line).
+pub(crate) fn first_difference(warm: &str, fresh: &str) -> (String, String) {
+    let (mut w, mut f) = (warm.lines(), fresh.lines());
+    loop {
+        match (w.next(), f.next()) {
+            (None, None) => return ("<same lines>".into(), "<same lines>".into()),
+            (a, b) if a != b => {
+                let end = |l: Option<&str>| l.unwrap_or("<end>").to_owned();
+                return (end(a), end(b));
+            }
+            _ => {}
+        }
+    }
+}
