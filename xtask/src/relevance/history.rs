@@ -63,6 +63,30 @@ pub const REPOS: &[Repo] = &[
         language: "C",
         pin: "579e6f76cffd7643ba4002a2c3618a5ea710589a",
     },
+    Repo {
+        name: "gson",
+        github: "google/gson",
+        language: "Java",
+        pin: "9835b6f90192f79cdf5300c528fc6212455fb6c1",
+    },
+    Repo {
+        name: "rack",
+        github: "rack/rack",
+        language: "Ruby",
+        pin: "8bf4eb078498edc9105fb04add80d89c5340e60b",
+    },
+    Repo {
+        name: "catch2",
+        github: "catchorg/Catch2",
+        language: "C++",
+        pin: "a6ee7e20cd4011129816df7992c1a9db2ef4b58f",
+    },
+    Repo {
+        name: "slim",
+        github: "slimphp/Slim",
+        language: "PHP",
+        pin: "038fd5713d5a41636fdff0e8dcceedecdd17fc17",
+    },
 ];
 
 /// One task: a commit, its message, and the files it modified.
@@ -81,7 +105,7 @@ pub struct Task {
 /// and their neighbours).
 const SOURCE_EXTENSIONS: &[&str] = &[
     "py", "go", "rs", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "c", "h", "cc", "cpp",
-    "hpp", "java", "rb",
+    "hpp", "java", "rb", "php",
 ];
 
 /// Directory names whose files are tests, benchmarks, examples or documentation.

@@ -5,13 +5,18 @@
 //! For each repository of [`history::REPOS`] (read from a local copy: `--mirror DIR`), the
 //! first `--commits N` qualifying commits back from the pinned one ([`history::tasks`]);
 //! for each, two scenarios (S1: the message alone; S2: the most-changed modified file in
-//! the chat, and the message) at each budget, answered by three systems on the same file
+//! the chat, and the message) at each budget, answered by four systems on the same file
 //! list: stock Aider 0.86.2 (`xtask/python/aider_relevance.py`), our aider profile given
-//! Aider's mentions, our default profile given the message. Writes every scored call to
-//! `target/relevance/relevance.json` and prints the tables and the issue's goal.
+//! Aider's mentions, our default profile given the message, and full-text search
+//! (`bm25`, issue 24: it ranks files and makes no map). Each call is scored on the files
+//! (recall, ranks, recall@5 and @10) and on the changed definitions the map shows
+//! (`defs`). Writes every scored call to `target/relevance/relevance.json` and prints the
+//! tables and both goals (issue 16's against Aider, issue 24's against bm25).
 //!
 //! Runs optimised: a debug build re-runs itself with `cargo run --release`.
 
+mod bm25;
+mod defs;
 mod history;
 mod score;
 mod systems;
@@ -26,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::parity::tools::venv_python;
 use crate::workspace_root;
+use defs::Definition;
 use history::{REPOS, Repo, Task};
 use score::Row;
 use systems::{Aider, Hints, Ours, Question};
@@ -43,6 +49,8 @@ struct Args {
     out: PathBuf,
     /// Overrides of the default profile's [`Relevance`], to measure one idea alone.
     relevance: Relevance,
+    /// Only print each repository's tasks (commit and modified files), measure nothing.
+    list_tasks: bool,
 }
 
 /// Everything one run measured.
@@ -80,6 +88,9 @@ struct TaskRecord {
     message: String,
     modified: Vec<String>,
     files: usize,
+    /// The definitions the commit changed (see `defs`), what definition recall counts.
+    #[serde(default)]
+    definitions: Vec<Definition>,
 }
 
 #[derive(Serialize, Deserialize, Clone)]
@@ -114,9 +125,18 @@ pub fn run(rest: &[String]) -> Result<()> {
     {
         let dir = history::clone(repo, &args.mirror, &clones)?;
         let tasks = history::tasks(&dir, repo, args.skip, args.commits)?;
+        if args.list_tasks {
+            for t in &tasks {
+                println!("{} {} {}", repo.name, t.commit, t.modified.join(" "));
+            }
+            continue;
+        }
         eprintln!("relevance: {}: {} tasks", repo.name, tasks.len());
         let record = runner.repo(repo, &dir, tasks, &mut artifact)?;
         artifact.repos.push(record);
+    }
+    if args.list_tasks {
+        return Ok(());
     }
     std::fs::create_dir_all(args.out.parent().context("output directory")?)?;
     std::fs::write(&args.out, serde_json::to_string(&artifact)?)?;
@@ -170,6 +190,7 @@ fn parse(rest: &[String]) -> Result<Args> {
         reuse_aider: None,
         out: workspace_root().join("target/relevance/relevance.json"),
         relevance: Relevance::MEASURED,
+        list_tasks: false,
     };
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
@@ -182,9 +203,10 @@ fn parse(rest: &[String]) -> Result<Args> {
             "--out" => args.out = PathBuf::from(value()?),
             "--reuse-aider" => args.reuse_aider = Some(PathBuf::from(value()?)),
             "--set" => set_relevance(&mut args.relevance, value()?)?,
+            "--list-tasks" => args.list_tasks = true,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
-                 [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]..."
+                 [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]... [--list-tasks]"
             ),
         }
     }
@@ -203,6 +225,10 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "breadth" => r.breadth = value.parse()?,
         "caller_restart" => r.caller_restart = value.parse()?,
         "caller_boost" => r.caller_boost = value.parse()?,
+        "full_text" => r.full_text = value.parse()?,
+        "fusion_k" => r.fusion_k = value.parse()?,
+        "fusion_weight" => r.fusion_weight = value.parse()?,
+        "def_boost" => r.def_boost = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())
@@ -220,7 +246,14 @@ fn head_commit() -> String {
         .unwrap_or_default()
 }
 
-/// The three systems, and Aider's earlier answers when they are reused.
+/// What one task gives every system and scenario: the definitions its commit changed,
+/// and the bm25 index of its files at the parent.
+struct Given {
+    defs: Vec<Definition>,
+    index: bm25::Index,
+}
+
+/// The systems, and Aider's earlier answers when they are reused.
 struct Runner {
     aider: Option<Aider>,
     python: Option<PathBuf>,
@@ -238,7 +271,7 @@ impl Runner {
                     .rows
                     .iter()
                     .filter(|r| {
-                        r.system != "ours-default"
+                        ["aider-stock", "ours-aider"].contains(&r.system.as_str())
                             && (&r.repo, &r.commit, &r.scenario)
                                 == (&m.repo, &m.commit, &m.scenario)
                     })
@@ -269,6 +302,10 @@ impl Runner {
         let total = tasks.len();
         for (i, task) in tasks.into_iter().enumerate() {
             let files = history::checkout(dir, &task.parent)?;
+            let given = Given {
+                defs: defs::changed_definitions(dir, &task)?,
+                index: bm25::Index::build(dir, &files),
+            };
             for scenario in ["S1", "S2"] {
                 let chat = match scenario {
                     "S1" => vec![],
@@ -280,7 +317,7 @@ impl Runner {
                     chat: &chat,
                     message: &task.message,
                 };
-                self.task(repo, &task, scenario, &q, artifact)?;
+                self.task(repo, &task, scenario, &q, &given, artifact)?;
             }
             eprintln!("relevance: {} {}/{total}", repo.name, i + 1);
             records.push(TaskRecord {
@@ -289,6 +326,7 @@ impl Runner {
                 message: task.message,
                 modified: task.modified,
                 files: files.len(),
+                definitions: given.defs,
             });
         }
         Ok(RepoRecord {
@@ -307,6 +345,7 @@ impl Runner {
         task: &Task,
         scenario: &str,
         q: &Question,
+        given: &Given,
         artifact: &mut Artifact,
     ) -> Result<()> {
         let targets: Vec<String> = task
@@ -315,12 +354,18 @@ impl Runner {
             .filter(|f| !q.chat.contains(f))
             .cloned()
             .collect();
-        let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets)?;
+        let defs = &given.defs;
+        let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets, defs)?;
         let key = |system| [repo.name, task.commit.as_str(), scenario, system];
         // Reused rows hold the aider profile's too: it cannot change (the parity gate).
         let reused = aider_rows.iter().any(|r| r.system == "ours-aider");
         artifact.rows.extend(aider_rows);
+        let search = given.index.answer(q.message, q.chat);
         for budget in BUDGETS {
+            let s = search.clone();
+            artifact
+                .rows
+                .push(Row::score(key("bm25"), budget, &targets, defs, s));
             if !reused {
                 let mut given = Mentions::default();
                 given.files = mentions.files.iter().cloned().collect();
@@ -328,12 +373,12 @@ impl Runner {
                 let a = self.ours_aider.ask(q, Hints::Mentions(&given), budget);
                 artifact
                     .rows
-                    .push(Row::score(key("ours-aider"), budget, &targets, a));
+                    .push(Row::score(key("ours-aider"), budget, &targets, defs, a));
             }
             let d = self.ours_default.ask(q, Hints::Message, budget);
             artifact
                 .rows
-                .push(Row::score(key("ours-default"), budget, &targets, d));
+                .push(Row::score(key("ours-default"), budget, &targets, defs, d));
         }
         artifact.mentions.push(mentions);
         Ok(())
@@ -348,6 +393,7 @@ impl Runner {
         scenario: &str,
         q: &Question,
         targets: &[String],
+        defs: &[Definition],
     ) -> Result<(MentionRecord, Vec<Row>)> {
         let key = (
             repo.name.to_owned(),
@@ -372,7 +418,7 @@ impl Runner {
             .zip(answers.answers)
             .map(|(&budget, a)| {
                 let k = [repo.name, task.commit.as_str(), scenario, "aider-stock"];
-                Row::score(k, budget, targets, a)
+                Row::score(k, budget, targets, defs, a)
             })
             .collect();
         let mentions = MentionRecord {

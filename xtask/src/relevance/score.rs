@@ -5,16 +5,22 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use super::defs::{self, Definition};
 use super::history::is_source;
 use super::systems::Answer;
 
 /// The systems, in table order.
-pub const SYSTEMS: [&str; 3] = ["aider-stock", "ours-aider", "ours-default"];
-/// The system the goal is measured against, and the one that must beat it.
+pub const SYSTEMS: [&str; 4] = ["aider-stock", "ours-aider", "ours-default", "bm25"];
+/// The system the goal of issue 16 is measured against, and the one that must beat it.
 const BASELINE: &str = "aider-stock";
 const CONTENDER: &str = "ours-default";
+/// The system the goal of issue 24 is measured against.
+const SEARCH: &str = "bm25";
+/// How many ranked source files `recall@k` reads at most.
+const TOP: usize = 10;
 
-/// One scored call: a system's map for one task, scenario and budget.
+/// One scored call: a system's answer for one task, scenario and budget. A system without
+/// a map (`bm25`) is recorded at every budget with the same answer, so tables line up.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub repo: String,
@@ -26,35 +32,71 @@ pub struct Row {
     /// The modified files the map should show (the chat file excluded).
     pub targets: Vec<String>,
     pub map_files: Vec<String>,
+    /// Whether the system makes a map; when not, the map's metrics are "n/a".
+    #[serde(default = "yes")]
+    pub has_map: bool,
     /// 1-based place of the first target in the ranked file order, over all files and
     /// over source files only; `None` when no target is ranked.
     pub rank_all: Option<usize>,
     pub rank_src: Option<usize>,
+    /// The first ten source files of the ranked order (what `recall@k` reads).
+    #[serde(default)]
+    pub top_src: Vec<String>,
     /// Share of the targets the map shows.
     pub recall: f64,
+    /// Share of the changed definitions in the targets that the map shows; `None` when
+    /// the targets have none or the system makes no map.
+    #[serde(default)]
+    pub def_recall: Option<f64>,
     pub seconds: f64,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl Row {
-    /// Scores `answer` against `targets`.
-    pub fn score(key: [&str; 4], budget: usize, targets: &[String], answer: Answer) -> Row {
+    /// Scores `answer` against `targets` and the changed definitions `defs` (of every
+    /// modified file: those of the targets are counted).
+    pub fn score(
+        key: [&str; 4],
+        budget: usize,
+        targets: &[String],
+        defs: &[Definition],
+        answer: Answer,
+    ) -> Row {
         let wanted: HashSet<&str> = targets.iter().map(String::as_str).collect();
         let shown = answer
             .map_files
             .iter()
             .filter(|f| wanted.contains(f.as_str()))
             .count();
-        let first = |files: Vec<&String>| {
+        let first = |files: &[&String]| {
             files
                 .iter()
                 .position(|f| wanted.contains(f.as_str()))
                 .map(|i| i + 1)
         };
+        let all: Vec<&String> = answer.order.iter().collect();
+        let src: Vec<&String> = answer.order.iter().filter(|f| is_source(f)).collect();
+        let target_defs: Vec<&Definition> = defs
+            .iter()
+            .filter(|d| wanted.contains(d.file.as_str()))
+            .collect();
+        let def_recall = match &answer.map_text {
+            Some(text) if !target_defs.is_empty() => {
+                Some(defs::shown(text, &target_defs) as f64 / target_defs.len() as f64)
+            }
+            _ => None,
+        };
         let [repo, commit, scenario, system] = key.map(str::to_owned);
         Row {
-            rank_all: first(answer.order.iter().collect()),
-            rank_src: first(answer.order.iter().filter(|f| is_source(f)).collect()),
+            rank_all: first(&all),
+            rank_src: first(&src),
+            top_src: src.iter().take(TOP).map(|f| (*f).clone()).collect(),
             recall: shown as f64 / targets.len() as f64,
+            def_recall,
+            has_map: answer.map_text.is_some(),
             repo,
             commit,
             scenario,
@@ -69,14 +111,27 @@ impl Row {
     fn rr(rank: Option<usize>) -> f64 {
         rank.map_or(0.0, |r| 1.0 / r as f64)
     }
+
+    /// Share of the targets among the first `k` ranked source files.
+    pub fn recall_at(&self, k: usize) -> f64 {
+        let top = &self.top_src[..k.min(self.top_src.len())];
+        let found = self.targets.iter().filter(|t| top.contains(t)).count();
+        found as f64 / self.targets.len().max(1) as f64
+    }
 }
 
 /// Means over a group of rows.
 #[derive(Debug, Default, Clone, Copy, Serialize)]
 pub struct Means {
     pub calls: usize,
+    /// Whether any row has a map: when none has, the map's metrics are "n/a".
+    pub has_map: bool,
     pub recall: f64,
     pub hit: f64,
+    /// Mean over the rows that have one; `None` when none has.
+    pub def_recall: Option<f64>,
+    pub recall5: f64,
+    pub recall10: f64,
     pub mrr_all: f64,
     pub mrr_src: f64,
     pub median_seconds: f64,
@@ -89,22 +144,50 @@ impl Means {
         let mean = |f: &dyn Fn(&Row) -> f64| rows.iter().map(|r| f(r)).sum::<f64>() / n;
         let mut secs: Vec<f64> = rows.iter().map(|r| r.seconds).collect();
         secs.sort_by(f64::total_cmp);
+        let defs: Vec<f64> = rows.iter().filter_map(|r| r.def_recall).collect();
         Means {
             calls: rows.len(),
+            has_map: rows.iter().any(|r| r.has_map),
             recall: mean(&|r| r.recall),
             hit: mean(&|r| f64::from(u8::from(r.recall > 0.0))),
+            def_recall: (!defs.is_empty()).then(|| defs.iter().sum::<f64>() / defs.len() as f64),
+            recall5: mean(&|r| r.recall_at(5)),
+            recall10: mean(&|r| r.recall_at(10)),
             mrr_all: mean(&|r| Row::rr(r.rank_all)),
             mrr_src: mean(&|r| Row::rr(r.rank_src)),
             median_seconds: secs.get(secs.len() / 2).copied().unwrap_or(0.0),
         }
+    }
+
+    /// The map's metrics as table cells: recall, hit rate, definition recall ("n/a"
+    /// for a system without a map, or with no changed definition to find).
+    fn map_cells(&self) -> [String; 3] {
+        let na = || "n/a".to_owned();
+        if !self.has_map {
+            return [na(), na(), na()];
+        }
+        [
+            format!("{:.3}", self.recall),
+            format!("{:.3}", self.hit),
+            self.def_recall.map_or_else(na, |d| format!("{d:.3}")),
+        ]
+    }
+
+    /// The rank metrics as table cells: recall@5, recall@10, MRR (all), MRR (source),
+    /// median seconds.
+    fn rank_cells(&self) -> String {
+        format!(
+            "{:.3} | {:.3} | {:.3} | {:.3} | {:.3}",
+            self.recall5, self.recall10, self.mrr_all, self.mrr_src, self.median_seconds
+        )
     }
 }
 
 /// The pooled table: per system and budget, both scenarios and each alone.
 pub fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
     let mut out = String::from(
-        "| system | scenario | budget | recall | hit rate | MRR (all) | MRR (source) | median s/call |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|\n",
+        "| system | scenario | budget | recall | hit rate | def recall | recall@5 | recall@10 | MRR (all) | MRR (source) | median s/call |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for system in SYSTEMS {
         for scenario in ["S1+S2", "S1", "S2"] {
@@ -114,10 +197,14 @@ pub fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
                         && r.budget == budget
                         && (scenario == "S1+S2" || r.scenario == scenario)
                 }));
+                if m.calls == 0 {
+                    continue;
+                }
+                let [recall, hit, def] = m.map_cells();
                 let _ = writeln!(
                     out,
-                    "| {system} | {scenario} | {budget} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
-                    m.recall, m.hit, m.mrr_all, m.mrr_src, m.median_seconds
+                    "| {system} | {scenario} | {budget} | {recall} | {hit} | {def} | {} |",
+                    m.rank_cells()
                 );
             }
         }
@@ -128,8 +215,8 @@ pub fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
 /// The per-repository table at `budget`, both scenarios pooled.
 pub fn repo_table(rows: &[Row], repos: &[String], budget: usize) -> String {
     let mut out = format!(
-        "| repository | system | recall@{budget} | hit@{budget} | MRR (all) | MRR (source) | median s/call |\n\
-         |---|---|---:|---:|---:|---:|---:|\n"
+        "| repository | system | recall@{budget} | hit@{budget} | def recall@{budget} | recall@5 | recall@10 | MRR (all) | MRR (source) | median s/call |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
     for repo in repos {
         for system in SYSTEMS {
@@ -137,10 +224,14 @@ pub fn repo_table(rows: &[Row], repos: &[String], budget: usize) -> String {
                 rows.iter()
                     .filter(|r| &r.repo == repo && r.system == system && r.budget == budget),
             );
+            if m.calls == 0 {
+                continue;
+            }
+            let [recall, hit, def] = m.map_cells();
             let _ = writeln!(
                 out,
-                "| {repo} | {system} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
-                m.recall, m.hit, m.mrr_all, m.mrr_src, m.median_seconds
+                "| {repo} | {system} | {recall} | {hit} | {def} | {} |",
+                m.rank_cells()
             );
         }
     }
@@ -161,14 +252,21 @@ impl Paired {
     }
 }
 
-/// The contender's difference from the baseline on `metric`, over the rows `keep` selects.
-fn paired(rows: &[Row], keep: &dyn Fn(&Row) -> bool, metric: fn(&Row) -> f64) -> Paired {
+/// `contender`'s difference from `baseline` on `metric`, over the rows `keep` selects.
+fn paired(
+    rows: &[Row],
+    keep: &dyn Fn(&Row) -> bool,
+    [baseline, contender]: [&str; 2],
+    metric: fn(&Row) -> f64,
+) -> Paired {
     let mut by_call: BTreeMap<(&str, &str, &str, usize), [Option<f64>; 2]> = BTreeMap::new();
     for r in rows.iter().filter(|r| keep(r)) {
-        let slot = match r.system.as_str() {
-            BASELINE => 0,
-            CONTENDER => 1,
-            _ => continue,
+        let slot = if r.system == baseline {
+            0
+        } else if r.system == contender {
+            1
+        } else {
+            continue;
         };
         let key = (
             r.repo.as_str(),
@@ -191,8 +289,15 @@ fn paired(rows: &[Row], keep: &dyn Fn(&Row) -> bool, metric: fn(&Row) -> f64) ->
     }
 }
 
-/// The issue's goal, checked: lines of text, and whether it holds.
+/// Both goals, checked: lines of text, and whether both hold.
 pub fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
+    let (aider, aider_ok) = aider_goal(rows, repos);
+    let (search, search_ok) = search_goal(rows, repos);
+    (format!("{aider}\n{search}"), aider_ok && search_ok)
+}
+
+/// The goal of issue 16, against stock Aider: lines of text, and whether it holds.
+fn aider_goal(rows: &[Row], repos: &[String]) -> (String, bool) {
     let at = |b: usize| move |r: &Row| r.budget == b;
     let base = Means::of(
         rows.iter()
@@ -217,8 +322,9 @@ pub fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
     );
     for repo in repos {
         let keep = |r: &Row| &r.repo == repo && at(1024)(r);
-        let mrr = paired(rows, &keep, |r| Row::rr(r.rank_src));
-        let recall = paired(rows, &keep, |r| r.recall);
+        let pair = [BASELINE, CONTENDER];
+        let mrr = paired(rows, &keep, pair, |r| Row::rr(r.rank_src));
+        let recall = paired(rows, &keep, pair, |r| r.recall);
         let worse = mrr.worse() || recall.worse();
         ok &= !worse;
         let _ = writeln!(
@@ -235,6 +341,58 @@ pub fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
     (out, ok)
 }
 
+/// `PASS` or `FAIL`.
+fn verdict(ok: bool) -> &'static str {
+    if ok { "PASS" } else { "FAIL" }
+}
+
+/// The goal of issue 24, against full-text search (`bm25`), pooled over both scenarios at
+/// 1,024 tokens: MRR (source) ≥ 1.2 × bm25's, recall@5 ≥ bm25's + 0.05, and no
+/// repository worse than bm25 by more than noise (paired, 2 SE) on either.
+fn search_goal(rows: &[Row], repos: &[String]) -> (String, bool) {
+    let at_1024 = |system: &'static str| move |r: &&Row| r.system == system && r.budget == 1024;
+    let base = Means::of(rows.iter().filter(at_1024(SEARCH)));
+    let ours = Means::of(rows.iter().filter(at_1024(CONTENDER)));
+    let ratio = ours.mrr_src / base.mrr_src.max(f64::MIN_POSITIVE);
+    let gain = ours.recall5 - base.recall5;
+    let (mrr_ok, recall_ok) = (ratio >= 1.2, gain >= 0.05);
+    let mut ok = mrr_ok && recall_ok;
+    let mut out = format!(
+        "goal vs bm25 (issue 24), pooled (S1+S2) at 1024: \
+         MRR (source) {:.3} vs bm25's {:.3}: ×{ratio:.2} (≥ ×1.2: {}); \
+         recall@5 {:.3} vs {:.3}: {gain:+.3} (≥ +0.05: {})\n",
+        ours.mrr_src,
+        base.mrr_src,
+        verdict(mrr_ok),
+        ours.recall5,
+        base.recall5,
+        verdict(recall_ok),
+    );
+    for repo in repos {
+        let keep = |r: &Row| &r.repo == repo && r.budget == 1024;
+        let pair = [SEARCH, CONTENDER];
+        let mrr = paired(rows, &keep, pair, |r| Row::rr(r.rank_src));
+        let recall = paired(rows, &keep, pair, |r| r.recall_at(5));
+        let worse = mrr.worse() || recall.worse();
+        ok &= !worse;
+        let _ = writeln!(
+            out,
+            "  {repo}: MRR (source) {:+.3} ± {:.3}, recall@5 {:+.3} ± {:.3} (2 SE): {}",
+            mrr.mean,
+            2.0 * mrr.se,
+            recall.mean,
+            2.0 * recall.se,
+            if worse {
+                "FAIL, worse than bm25"
+            } else {
+                "PASS"
+            }
+        );
+    }
+    let _ = writeln!(out, "goal vs bm25 {}", verdict(ok));
+    (out, ok)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +402,7 @@ mod tests {
             map_files: map.iter().map(|s| s.to_string()).collect(),
             order: order.iter().map(|s| s.to_string()).collect(),
             seconds: 0.5,
+            map_text: Some(map.iter().map(|f| format!("{f}:\n│x\n")).collect()),
         }
     }
 
@@ -254,37 +413,109 @@ mod tests {
             &["README.md", "src/b.py"],
             &["README.md", "src/a.py", "src/b.py", "src/c.py"],
         );
-        let row = Row::score(["r", "c", "S1", "ours-default"], 1024, &targets, a);
+        let row = Row::score(["r", "c", "S1", "ours-default"], 1024, &targets, &[], a);
         assert_eq!(row.recall, 0.5);
         assert_eq!((row.rank_all, row.rank_src), (Some(3), Some(2)));
-        let none = Row::score(["r", "c", "S1", "x"], 1024, &targets, answer(&[], &[]));
+        assert_eq!(row.top_src, ["src/a.py", "src/b.py", "src/c.py"]);
+        assert!(
+            row.has_map && row.def_recall.is_none(),
+            "no changed definitions"
+        );
+        let none = Row::score(["r", "c", "S1", "x"], 1024, &targets, &[], answer(&[], &[]));
         assert_eq!((none.recall, none.rank_all), (0.0, None));
     }
 
     #[test]
-    fn the_goal_needs_both_gains_and_no_repository_worse() {
-        let row = |system: &str, commit: &str, recall: f64, rank: usize| Row {
+    fn recall_at_k_counts_the_targets_among_the_first_k_source_files() {
+        let targets = ["s/t1.py".to_owned(), "s/t2.py".to_owned()];
+        let mut order: Vec<String> = (0..12).map(|i| format!("s/f{i}.py")).collect();
+        order.insert(0, "README.md".into());
+        order.insert(4, "s/t1.py".into());
+        order.insert(9, "s/t2.py".into());
+        let a = Answer {
+            map_text: None,
+            ..answer(&[], &[])
+        };
+        let a = Answer { order, ..a };
+        let row = Row::score(["r", "c", "S1", "bm25"], 1024, &targets, &[], a);
+        assert_eq!(row.top_src.len(), TOP);
+        assert_eq!(row.top_src[3], "s/t1.py", "README.md is not a source file");
+        assert_eq!((row.recall_at(3), row.recall_at(5)), (0.0, 0.5));
+        assert_eq!((row.recall_at(10), row.recall_at(50)), (1.0, 1.0));
+        assert!(!row.has_map);
+        let m = Means::of([&row].into_iter());
+        assert_eq!(m.map_cells(), ["n/a", "n/a", "n/a"]);
+    }
+
+    #[test]
+    fn definition_recall_counts_the_targets_definitions_the_map_shows() {
+        let def = |file: &str, name: &str| Definition {
+            file: file.into(),
+            name: name.into(),
+            line: 3,
+            kind: "function".into(),
+        };
+        let defs = [def("a.py", "x"), def("a.py", "y"), def("chat.py", "x")];
+        let targets = ["a.py".to_owned()];
+        let a = answer(&["a.py"], &["a.py"]);
+        let row = Row::score(["r", "c", "S2", "ours-default"], 1024, &targets, &defs, a);
+        assert_eq!(
+            row.def_recall,
+            Some(0.5),
+            "x shown, y not; chat.py not a target"
+        );
+    }
+
+    fn row(system: &str, commit: &str, recall: f64, rank: usize) -> Row {
+        Row {
             repo: "r".into(),
             commit: commit.into(),
             scenario: "S1".into(),
             system: system.into(),
             budget: 1024,
-            targets: vec![],
+            targets: vec!["t.py".into()],
             map_files: vec![],
+            has_map: true,
             rank_all: Some(rank),
             rank_src: Some(rank),
+            top_src: (1..rank)
+                .map(|i| format!("{i}.py"))
+                .chain(["t.py".into()])
+                .collect(),
             recall,
+            def_recall: None,
             seconds: 0.0,
-        };
+        }
+    }
+
+    #[test]
+    fn the_goal_needs_both_gains_and_no_repository_worse() {
         let mut rows = vec![];
         for c in ["a", "b", "c", "d"] {
             rows.push(row(BASELINE, c, 0.2, 4));
             rows.push(row(CONTENDER, c, 0.5, 1));
         }
-        assert!(goal(&rows, &["r".into()]).1);
+        assert!(aider_goal(&rows, &["r".into()]).1);
         for r in rows.iter_mut().filter(|r| r.system == CONTENDER) {
             r.rank_src = Some(3);
         }
-        assert!(!goal(&rows, &["r".into()]).1, "×1.33 is not enough");
+        assert!(!aider_goal(&rows, &["r".into()]).1, "×1.33 is not enough");
+    }
+
+    #[test]
+    fn the_search_goal_needs_mrr_and_recall_at_5_over_bm25() {
+        let mut rows = vec![];
+        for c in ["a", "b", "c", "d"] {
+            rows.push(row(SEARCH, c, 0.0, 6));
+            rows.push(row(CONTENDER, c, 0.5, 1));
+        }
+        let (text, ok) = search_goal(&rows, &["r".into()]);
+        assert!(ok, "{text}");
+        for r in rows.iter_mut().filter(|r| r.system == SEARCH) {
+            *r = row(SEARCH, &r.commit, 0.0, 5);
+        }
+        let (text, ok) = search_goal(&rows, &["r".into()]);
+        assert!(!ok, "recall@5 1.0 vs 1.0 is not +0.05: {text}");
+        assert!(text.contains("(≥ ×1.2: PASS)") && text.contains("(≥ +0.05: FAIL)"));
     }
 }

@@ -22,6 +22,10 @@ pub struct Answer {
     pub order: Vec<String>,
     /// Wall time of the call, seconds.
     pub seconds: f64,
+    /// The map's text (for definition recall, then dropped); `None` for a system that
+    /// makes no map.
+    #[serde(skip)]
+    pub map_text: Option<String>,
 }
 
 /// One question: a repository at a parent commit, its files, the chat files, the message.
@@ -105,6 +109,7 @@ impl Aider {
                 map_files: map_files(&m.text, &known),
                 order: reply.order.clone(),
                 seconds: m.seconds,
+                map_text: Some(m.text.clone()),
             })
             .collect();
         let mut mentions = Mentions::default();
@@ -220,6 +225,7 @@ impl Ours {
             map_files: map_files(text, &known),
             order,
             seconds,
+            map_text: Some(text.to_owned()),
         }
     }
 }
