@@ -6,6 +6,7 @@ use std::time::SystemTime;
 
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
+use repo_mapper_tags::FileStamp;
 
 /// Hidden directories that are walked anyway: `.github` holds the workflow files Aider
 /// lists as important (SPEC §8).
@@ -27,9 +28,11 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
 /// says whether it still holds, for a long-lived session to walk again only when the
 /// tree changed.
 ///
-/// Creating, deleting or renaming a file changes its directory's mtime; editing a
+/// Creating, deleting or renaming a file changes its directory's stamp; editing a
 /// `.gitignore`, `.ignore` or `.git/info/exclude` changes that file's. Edits to a file's
-/// content change neither (the tag scan's stat sees those).
+/// content change neither (the tag scan's stat sees those). A walk of a tree that changed
+/// within the racy window is never current: a second change within the same timestamp
+/// tick would not show in the stamps.
 ///
 /// ```
 /// use repo_mapper::Listing;
@@ -39,7 +42,7 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
 /// std::fs::write(root.join("a.py"), "x = 1\n")?;
 /// let listing = Listing::walk(&root, None);
 /// assert_eq!(listing.files.len(), 1);
-/// assert!(listing.is_current());
+/// assert!(!listing.is_current(), "the directory changed just now: walk again");
 /// # std::fs::remove_dir_all(&root)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
@@ -48,8 +51,12 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
 pub struct Listing {
     /// The files, as [`list_files`] gives them.
     pub files: Vec<PathBuf>,
-    /// Directories walked and ignore files, with their mtime then.
+    /// Directories walked and ignore files, with their stamp then.
     watched: Watched,
+    /// Whether a watched path changed within the racy window before the walk: then a
+    /// later change within the same timestamp tick would leave its stamp as it was, and
+    /// the walk is never taken as current.
+    racy: bool,
 }
 
 impl Listing {
@@ -58,22 +65,25 @@ impl Listing {
         walk(root, skip_dir, true)
     }
 
-    /// Whether a walk now would list the same files (no watched directory or ignore
-    /// file has another mtime, or has gone).
+    /// Whether a walk now would list the same files: no watched directory or ignore file
+    /// has another [`FileStamp`] or has gone, and none had changed within the racy
+    /// window before the walk.
     pub fn is_current(&self) -> bool {
-        self.watched
-            .par_iter()
-            .all(|(path, then)| mtime(path) == *then)
+        !self.racy
+            && self
+                .watched
+                .par_iter()
+                .all(|(path, then)| stamp(path) == *then)
     }
 }
 
-/// Paths whose mtime tells whether a walk still holds, with that mtime.
-type Watched = Vec<(PathBuf, Option<SystemTime>)>;
+/// Paths whose stamp tells whether a walk still holds, with that stamp.
+type Watched = Vec<(PathBuf, Option<FileStamp>)>;
 
-fn mtime(path: &Path) -> Option<SystemTime> {
+fn stamp(path: &Path) -> Option<FileStamp> {
     std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
         .ok()
+        .map(|m| FileStamp::of(&m))
 }
 
 /// Files that change what the walk ignores.
@@ -82,6 +92,7 @@ fn is_ignore_file(name: &str) -> bool {
 }
 
 fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
+    let started = SystemTime::now();
     let found = Mutex::new(Vec::new());
     let watched = Mutex::new(Vec::new());
     let skip_dir = skip_dir.map(Path::to_path_buf);
@@ -122,10 +133,18 @@ fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let mut watched = watched.into_inner().unwrap_or_else(|e| e.into_inner());
     if watch {
         let exclude = root.join(".git/info/exclude");
-        watched.push((exclude.clone(), mtime(&exclude)));
+        watched.push((exclude.clone(), stamp(&exclude)));
         watched.retain(|(p, t)| t.is_some() || p == &exclude);
     }
-    Listing { files, watched }
+    let racy = watched
+        .iter()
+        .flat_map(|(_, t)| t)
+        .any(|t| t.racy_at(started));
+    Listing {
+        files,
+        watched,
+        racy,
+    }
 }
 
 /// One entry of the walk: a file kept, a directory or ignore file watched.
@@ -136,7 +155,7 @@ fn visit(entry: ignore::DirEntry, found: &Mutex<Vec<PathBuf>>, watched: Option<&
     if let Some(watched) = watched {
         let name = entry.file_name().to_string_lossy();
         if ft.is_dir() || is_ignore_file(&name) {
-            let then = mtime(entry.path());
+            let then = stamp(entry.path());
             let mut w = watched.lock().unwrap_or_else(|e| e.into_inner());
             w.push((entry.path().to_path_buf(), then));
         }
@@ -153,6 +172,25 @@ fn visit(entry: ignore::DirEntry, found: &Mutex<Vec<PathBuf>>, watched: Option<&
 mod tests {
     use super::*;
     use std::fs;
+
+    /// Issue 23 (found by the soak): a file added or deleted with its directory's mtime
+    /// as it was, or within the timestamp tick of the last walk, must not leave the walk
+    /// current.
+    #[test]
+    fn a_walk_holds_only_while_every_stamp_holds_and_had_settled() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        fs::write(r.join("a.py"), "x = 1\n").unwrap();
+        assert!(!Listing::walk(r, None).is_current(), "racy: just written");
+        std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+        let listing = Listing::walk(r, None);
+        assert!(listing.is_current(), "settled and unchanged");
+        let old = fs::metadata(r).unwrap().modified().unwrap();
+        fs::write(r.join("b.py"), "y = 2\n").unwrap();
+        fs::File::open(r).unwrap().set_modified(old).unwrap();
+        assert_eq!(fs::metadata(r).unwrap().modified().unwrap(), old);
+        assert!(!listing.is_current(), "a new file, the mtime put back");
+    }
 
     fn rels(root: &Path, files: &[PathBuf]) -> Vec<String> {
         files
