@@ -287,22 +287,27 @@ fn reweigh_definitions(
     if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
         return;
     }
-    let factors: Vec<f64> = prep
+    let aux: Vec<f64> = prep
         .files
         .iter()
-        .enumerate()
-        .map(|(fi, file)| {
-            let lexical = prep.lexical.get(fi).copied().unwrap_or(0.0);
-            let caller = prep.callers.get(fi).copied().unwrap_or(0.0);
+        .map(|file| {
             let named = request.mentioned_fnames.contains(file.rel_fname);
             let aux = !named && is_auxiliary(file.rel_fname);
-            let aux_factor = if aux { relevance.test_factor } else { 1.0 };
-            let lexical_factor = if relevance.fusion_k > 0.0 {
-                1.0 // fused below, by place
+            if aux { relevance.test_factor } else { 1.0 }
+        })
+        .collect();
+    let fused = relevance.fusion_k > 0.0 && !prep.lexical.is_empty();
+    let factors: Vec<f64> = (0..prep.files.len())
+        .map(|fi| {
+            let lexical = prep.lexical.get(fi).copied().unwrap_or(0.0);
+            let caller = prep.callers.get(fi).copied().unwrap_or(0.0);
+            // Fused, the lexical score orders files by place instead (below).
+            let lexical_factor = if fused {
+                1.0
             } else {
                 1.0 + relevance.lexical_boost * lexical
             };
-            lexical_factor * (1.0 + relevance.caller_boost * caller) * aux_factor
+            lexical_factor * (1.0 + relevance.caller_boost * caller) * aux[fi]
         })
         .collect();
     for d in def_ranks.iter_mut() {
@@ -311,8 +316,10 @@ fn reweigh_definitions(
     if relevance.def_boost > 0.0 && !request.query.is_empty() {
         boost_matching_definitions(def_ranks, &prep.index, &request.query, relevance.def_boost);
     }
-    if relevance.fusion_k > 0.0 && !prep.lexical.is_empty() {
-        fuse_by_place(def_ranks, &prep.lexical, relevance);
+    if fused {
+        // Tests, docs and examples are down-weighted in the lexical order too.
+        let lexical: Vec<f64> = prep.lexical.iter().zip(&aux).map(|(l, a)| l * a).collect();
+        fuse_by_place(def_ranks, &lexical, relevance);
     }
 }
 

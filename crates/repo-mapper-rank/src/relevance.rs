@@ -93,10 +93,10 @@ impl Relevance {
         caller_restart: 0.0,
         caller_boost: 10.0,
         breadth: 0.3,
-        full_text: false,
-        fusion_k: 0.0,
-        fusion_weight: 1.0,
-        def_boost: 0.0,
+        full_text: true,
+        fusion_k: 10.0,
+        fusion_weight: 2.0,
+        def_boost: 3.0,
     };
 
     /// Whether the caller score is read.
