@@ -159,7 +159,10 @@ fn json_output_is_valid_and_has_no_raw_control_bytes() {
     // file the map shows.
     let ranked = v["file_ranks"].as_object().unwrap();
     for name in ["a\\nb.py", "c\\x1b[2Jd.py", "e\\x7f\\u{85}f.py"] {
-        assert!(ranked.contains_key(name), "escaped as in the map: {ranked:?}");
+        assert!(
+            ranked.contains_key(name),
+            "escaped as in the map: {ranked:?}"
+        );
     }
     assert!(v["map"].as_str().unwrap().contains("a\\nb.py:"));
 }

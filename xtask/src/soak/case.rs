@@ -168,7 +168,7 @@ pub(crate) fn materialise(base: &Base, dir: &Path, workspace: &Path) -> Result<(
 }
 
 /// `git clone --no-hardlinks repo dir`, checked out at `commit`, `exclude` appended to its
-/// `.git/info/exclude`.
+/// `.git/info/exclude`, automatic garbage collection off.
 fn clone_at(repo: &Path, commit: &str, exclude: &[String], dir: &Path) -> Result<()> {
     git(
         Path::new("."),
@@ -181,6 +181,11 @@ fn clone_at(repo: &Path, commit: &str, exclude: &[String], dir: &Path) -> Result
         ],
     )?;
     git(dir, &["checkout", "-q", "-f", "--detach", commit])?;
+    // No background `git gc --auto` after a checkout: it moves objects while a search's
+    // fresh run copies the tree (`cp -al` failed on a vanished objects directory after
+    // 39 minutes of soak).
+    git(dir, &["config", "gc.auto", "0"])?;
+    git(dir, &["config", "gc.autoDetach", "false"])?;
     let info = dir.join(".git/info");
     std::fs::create_dir_all(&info)?;
     let mut lines = std::fs::read_to_string(info.join("exclude")).unwrap_or_default();
