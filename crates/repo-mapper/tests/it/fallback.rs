@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use repo_mapper::{Attempt, CacheLocation, Config, MapRequest, NoMap, RepoMap, list_files};
+use repo_mapper::{
+    Attempt, CacheLocation, Config, MapRequest, NoMap, Profile, RepoMap, list_files,
+};
 
 /// `a.py` defines `f`, which `c.py` calls three times; `b.py` defines one function whose
 /// signature is too long for a budget of 15 tokens, while `a.py`'s fits.
@@ -104,4 +106,42 @@ fn mentions_see_chat_files_relative_to_the_root() {
     let m = map.mentions(&request, "b.py and c.py call f");
     assert_eq!(m.files.iter().collect::<Vec<_>>(), ["c.py"]);
     assert!(m.idents.contains("call") && m.idents.contains("f"));
+}
+
+/// Issue 23 (soak case 7-1660): a chat file that is among the other files too (the command
+/// passes every file of the walk) is a chat file only, as in Aider, whose other files are
+/// all files less the chat files. Untagged, it was a stage-3 entry of the plain `map`
+/// (never shown, but counted by Aider's budget search, which then stopped at another
+/// prefix) and not of `map_with_fallback` (the MCP tool), whose first attempt takes the
+/// chat files out of the candidates.
+#[test]
+fn a_chat_file_among_the_other_files_is_no_other_file() {
+    let dir = repo();
+    let root = dir.path();
+    std::fs::write(root.join("empty.py"), "").unwrap();
+    std::fs::write(root.join("README.md"), "# notes\n").unwrap();
+    let chat = vec![root.join("empty.py"), root.join("README.md")];
+    for profile in [Profile::Aider, Profile::Default, Profile::Spec] {
+        let request = MapRequest::new(all(root)).with_chat_files(chat.clone());
+        let listed = |out: &repo_mapper::MapOutput| -> Vec<(String, String)> {
+            let entries = out.report.entries.iter();
+            entries
+                .map(|e| (e.file.clone(), format!("{:?}", e.stage)))
+                .collect()
+        };
+        let mut config = Config::new(root).with_profile(profile);
+        config.cache = CacheLocation::Memory;
+        let plain = RepoMap::new(config.clone()).map(&request).unwrap();
+        let chained = RepoMap::new(config).map_with_fallback(&request).unwrap();
+        assert_eq!(chained.attempt, Attempt::Requested);
+        let names = listed(&plain);
+        assert!(
+            names
+                .iter()
+                .all(|(f, _)| f != "empty.py" && f != "README.md"),
+            "{profile:?}: {names:?}"
+        );
+        assert_eq!(names, listed(&chained), "{profile:?}");
+        assert_eq!(plain.text, chained.text, "{profile:?}");
+    }
 }
