@@ -283,7 +283,13 @@ fn reweigh_definitions(
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
 ) {
-    spread_within_files(def_ranks, prep.files.len(), relevance.breadth);
+    let fused = relevance.fusion_k > 0.0 && !prep.lexical.is_empty();
+    let breadth = if fused {
+        relevance.fused_breadth
+    } else {
+        relevance.breadth
+    };
+    spread_within_files(def_ranks, prep.files.len(), breadth);
     if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
         return;
     }
@@ -296,7 +302,6 @@ fn reweigh_definitions(
             if aux { relevance.test_factor } else { 1.0 }
         })
         .collect();
-    let fused = relevance.fusion_k > 0.0 && !prep.lexical.is_empty();
     let factors: Vec<f64> = (0..prep.files.len())
         .map(|fi| {
             let lexical = prep.lexical.get(fi).copied().unwrap_or(0.0);

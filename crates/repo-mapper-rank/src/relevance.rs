@@ -60,6 +60,10 @@ pub struct Relevance {
     pub fusion_k: f64,
     /// The lexical order's weight in reciprocal-rank fusion ([`Relevance::fusion_k`]).
     pub fusion_weight: f64,
+    /// [`Relevance::breadth`] when files are ordered by fusion (a message with words and
+    /// [`Relevance::fusion_k`] above 0): the fused order already spreads the map over
+    /// files, and a matching file's further definitions are what the message is about.
+    pub fused_breadth: f64,
     /// A definition whose name holds words of the message has its rank multiplied by
     /// `1 + def_boost × words matched`, so a matching file shows the definitions the
     /// message is about; 0: no change.
@@ -80,6 +84,7 @@ impl Relevance {
         full_text: false,
         fusion_k: 0.0,
         fusion_weight: 1.0,
+        fused_breadth: 1.0,
         def_boost: 0.0,
     };
 
@@ -96,7 +101,8 @@ impl Relevance {
         full_text: true,
         fusion_k: 10.0,
         fusion_weight: 2.0,
-        def_boost: 3.0,
+        fused_breadth: 1.0,
+        def_boost: 30.0,
     };
 
     /// Whether the caller score is read.
