@@ -153,12 +153,7 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
     let chat: HashSet<String> = request
         .chat_files
         .iter()
-        .map(|f| {
-            f.strip_prefix(root)
-                .unwrap_or(f)
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|f| relative(root, f))
         .collect();
     let result = map.map_with_fallback(&request);
     Ok(answer(result, mentions.as_ref(), budget, &chat))
@@ -177,12 +172,7 @@ fn request(root: &Path, p: &RepoMapParams, live: &mut Live) -> Result<MapRequest
     }
     let mentioned: Vec<String> = paths(&p.mentioned_files, "mentioned_files")?
         .iter()
-        .map(|f| {
-            f.strip_prefix(root)
-                .unwrap_or(f)
-                .to_string_lossy()
-                .into_owned()
-        })
+        .map(|f| relative(root, f))
         .collect();
     let anchors = Anchors::resolve(p.anchors.as_deref().unwrap_or_default(), root, root);
     Ok(MapRequest::new(other)
@@ -191,6 +181,14 @@ fn request(root: &Path, p: &RepoMapParams, live: &mut Live) -> Result<MapRequest
         .with_mentioned_idents(p.mentioned_idents.clone().unwrap_or_default())
         .with_anchors(anchors)
         .with_force_refresh(p.force_refresh.unwrap_or(false)))
+}
+
+/// `file`, inside `root`, relative to it.
+fn relative(root: &Path, file: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// `file` (absolute, or relative to `root`) as an absolute path inside `root`.
