@@ -192,7 +192,9 @@ impl RepoMap {
         }
         let started = Instant::now();
         let (admitted, checked) = self.admit(request);
-        let state = admitted.state(SystemTime::now());
+        // Only `auto` reads the files' state: the other modes skip its hash of every stamp.
+        let auto = self.config.refresh == Refresh::Auto;
+        let state = auto.then(|| admitted.state(SystemTime::now())).flatten();
         if !request.force_refresh
             && let Some(hit) = self.cached_if_unchanged(&key, state.as_ref())
         {
