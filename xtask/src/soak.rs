@@ -298,6 +298,8 @@ impl Soak {
         let (warm, fresh, from_cache) = self.answers(&step)?;
         if let Some(kib) = self.warm.rss_kib() {
             self.tally.rss.push(kib);
+            let files = self.roots.iter().map(|r| tree::mapped(r).len()).sum();
+            self.tally.files.push(files);
         }
         self.tally.repeats += usize::from(repeated);
         let root = step.root();

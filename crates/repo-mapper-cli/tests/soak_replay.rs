@@ -22,8 +22,8 @@ type Client = RunningService<RoleClient, ()>;
 const SETTLE: Duration = Duration::from_millis(20);
 
 /// The operations a case may hold.
-const OPS: [&str; 8] = [
-    "write", "delete", "rename", "touch", "git_away", "git_back", "map", "search",
+const OPS: [&str; 9] = [
+    "write", "delete", "rename", "touch", "git_away", "git_back", "map", "search", "wait",
 ];
 
 fn workspace() -> PathBuf {
@@ -189,6 +189,7 @@ fn edit(root: &Path, step: &Value) {
         "git_back" => {
             run(git_in(root).args(["checkout", "-q", "-f", "--detach", "refs/soak/back"]))
         }
+        "wait" => std::thread::sleep(Duration::from_millis(step["ms"].as_u64().unwrap())),
         op => panic!("unknown op {op:?}"),
     }
 }

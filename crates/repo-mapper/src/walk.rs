@@ -86,10 +86,8 @@ fn stamp(path: &Path) -> Option<FileStamp> {
         .map(|m| FileStamp::of(&m))
 }
 
-/// Files that change what the walk ignores.
-fn is_ignore_file(name: &str) -> bool {
-    matches!(name, ".gitignore" | ".ignore")
-}
+/// Files in a directory that change what the walk ignores there.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 
 fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let started = SystemTime::now();
@@ -152,13 +150,8 @@ fn visit(entry: ignore::DirEntry, found: &Mutex<Vec<PathBuf>>, watched: Option<&
     let Some(ft) = entry.file_type() else {
         return;
     };
-    if let Some(watched) = watched {
-        let name = entry.file_name().to_string_lossy();
-        if ft.is_dir() || is_ignore_file(&name) {
-            let then = stamp(entry.path());
-            let mut w = watched.lock().unwrap_or_else(|e| e.into_inner());
-            w.push((entry.path().to_path_buf(), then));
-        }
+    if let (Some(watched), true) = (watched, ft.is_dir()) {
+        watch_dir(entry.path(), watched);
     }
     let keep = ft.is_file()
         || (ft.is_symlink() && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file()));
@@ -166,6 +159,21 @@ fn visit(entry: ignore::DirEntry, found: &Mutex<Vec<PathBuf>>, watched: Option<&
         let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
         f.push(entry.into_path());
     }
+}
+
+/// Watches a directory walked and the ignore files in it. They are looked up by name,
+/// not met in the walk: an ignore file may ignore itself (`/.gitignore` in it) and still
+/// rule the walk. One created or deleted later changes the directory's stamp.
+fn watch_dir(dir: &Path, watched: &Mutex<Watched>) {
+    let mut found = vec![(dir.to_path_buf(), stamp(dir))];
+    for name in IGNORE_FILES {
+        let path = dir.join(name);
+        if let Some(then) = stamp(&path) {
+            found.push((path, Some(then)));
+        }
+    }
+    let mut w = watched.lock().unwrap_or_else(|e| e.into_inner());
+    w.extend(found);
 }
 
 #[cfg(test)]
@@ -190,6 +198,32 @@ mod tests {
         fs::File::open(r).unwrap().set_modified(old).unwrap();
         assert_eq!(fs::metadata(r).unwrap().modified().unwrap(), old);
         assert!(!listing.is_current(), "a new file, the mtime put back");
+    }
+
+    /// Issue 23 (soak seed 7, calls 967, 1009 and 1010): a `.gitignore` that ignores
+    /// itself is never visited by the walk, yet its rules apply; editing it must still
+    /// leave the walk not current.
+    #[test]
+    fn an_ignore_file_that_ignores_itself_is_watched() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        fs::create_dir(r.join("sub")).unwrap();
+        fs::write(r.join("a.py"), "x = 1\n").unwrap();
+        fs::write(r.join("sub/b.py"), "y = 2\n").unwrap();
+        fs::write(r.join(".gitignore"), "/.gitignore\n").unwrap();
+        fs::write(r.join("sub/.ignore"), ".ignore\n").unwrap();
+        std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+        let listing = Listing::walk(r, None);
+        assert_eq!(rels(r, &listing.files), ["a.py", "sub/b.py"]);
+        assert!(listing.is_current(), "settled and unchanged");
+        fs::write(r.join(".gitignore"), "/.gitignore\n/a.py\n").unwrap();
+        assert!(!listing.is_current(), "the root's .gitignore changed");
+        let listing = Listing::walk(r, None);
+        assert_eq!(rels(r, &listing.files), ["sub/b.py"]);
+        std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+        let listing = Listing::walk(r, None);
+        fs::write(r.join("sub/.ignore"), ".ignore\nb.py\n").unwrap();
+        assert!(!listing.is_current(), "sub/.ignore changed");
     }
 
     fn rels(root: &Path, files: &[PathBuf]) -> Vec<String> {

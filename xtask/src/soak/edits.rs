@@ -42,6 +42,8 @@ pub(crate) struct Editor {
     /// Each root's last fresh map: most edits go to the files it shows, and rename the
     /// identifiers it shows, so that a stale answer shows.
     shown: Vec<String>,
+    /// Each root's file count when first edited: the size [`balanced`] holds it near.
+    start_files: Vec<Option<usize>>,
 }
 
 impl Editor {
@@ -52,6 +54,7 @@ impl Editor {
             away: false,
             ignored: Vec::new(),
             shown: Vec::new(),
+            start_files: Vec::new(),
         }
     }
 
@@ -100,6 +103,7 @@ impl Editor {
         };
         let dir = &roots[root];
         let files = mapped(dir);
+        let kind = self.balanced(kind, root, files.len());
         let targets = self.targets(rng, root, &files);
         let map = self.shown.get(root).map_or("", String::as_str);
         let step = match kind {
@@ -131,6 +135,25 @@ impl Editor {
         // A rename onto something that is there (an unmapped file, a directory) is no edit.
         let step = step.filter(|s| !matches!(s, Step::Rename { to, .. } if dir.join(to).exists()));
         Ok(step.map(|s| (name_of(kind, &s), s)))
+    }
+
+    /// `kind`, or the opposite kind when the root has drifted more than a tenth from its
+    /// first size: over a long run the repositories keep their size, so that the server's
+    /// memory over the run shows what it keeps per call, not a repository that grows.
+    fn balanced(&mut self, kind: &'static str, root: usize, files: usize) -> &'static str {
+        if self.start_files.len() <= root {
+            self.start_files.resize(root + 1, None);
+        }
+        let start = *self.start_files[root].get_or_insert(files);
+        let adds = kind.starts_with("add-");
+        let deletes = kind.starts_with("delete-");
+        if adds && files * 10 > start * 11 {
+            "delete-file"
+        } else if deletes && files * 10 < start * 9 {
+            "add-file"
+        } else {
+            kind
+        }
     }
 
     /// Checks another commit out (root 0, when it is a clone).

@@ -31,6 +31,8 @@ pub(crate) struct Tally {
     pub differences: Vec<Difference>,
     /// The warm server's `VmRSS` after each call, KiB.
     pub rss: Vec<u64>,
+    /// The files of all the roots after each call (beside `rss`).
+    pub files: Vec<usize>,
     /// Client-side time of the warm calls and of the fresh answers.
     pub warm: Duration,
     pub fresh: Duration,
@@ -77,9 +79,28 @@ impl Tally {
                 self.rss.len()
             );
         }
+        self.print_rss_by_quarter();
         for path in &self.saved {
             println!("  {:<13} {}", "case saved", path.display());
         }
+    }
+
+    /// The median `VmRSS` and file count of each quarter of the run: memory that grows
+    /// while the file count does not is kept per call.
+    fn print_rss_by_quarter(&self) {
+        let n = self.rss.len().min(self.files.len());
+        if n < 4 {
+            return;
+        }
+        let quarters: Vec<String> = (0..4)
+            .map(|q| {
+                let range = q * n / 4..(q + 1) * n / 4;
+                let rss = median(&self.rss[range.clone()]) as f64 / 1024.0;
+                let files = median(&self.files[range]);
+                format!("{rss:.1} MiB at {files} files")
+            })
+            .collect();
+        println!("  {:<13} {}", "by quarter", quarters.join("; "));
     }
 
     /// The differences: a count by tool, then one line each.
@@ -116,6 +137,13 @@ impl Tally {
             println!("      fresh: {}", clip(&d.first.1));
         }
     }
+}
+
+/// The median of `values` (the upper one of an even count); 0 when there are none.
+fn median<T: Copy + Ord + Default>(values: &[T]) -> T {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
 }
 
 /// `line` cut to 100 characters.
