@@ -68,6 +68,10 @@ pub struct Relevance {
     /// `1 + def_boost × words matched`, so a matching file shows the definitions the
     /// message is about; 0: no change.
     pub def_boost: f64,
+    /// A definition is shown by its signature, not with grep-ast's header blocks (the
+    /// first lines of its class's or its own body); the render crate's
+    /// `Headers::Signatures`. Not a ranking setting: it is here to be measured with them.
+    pub signatures: bool,
 }
 
 impl Relevance {
@@ -86,6 +90,7 @@ impl Relevance {
         fusion_weight: 1.0,
         fused_breadth: 1.0,
         def_boost: 0.0,
+        signatures: false,
     };
 
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
@@ -103,6 +108,7 @@ impl Relevance {
         fusion_weight: 2.0,
         fused_breadth: 1.0,
         def_boost: 30.0,
+        signatures: true,
     };
 
     /// Whether the caller score is read.

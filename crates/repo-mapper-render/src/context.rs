@@ -28,6 +28,22 @@ pub fn render_language(path: &Path, dialect: Dialect) -> Option<Language> {
         .or_else(|| filename_to_lang(path).and_then(Language::from_name))
 }
 
+/// Which lines show the scopes around a line of interest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Headers {
+    /// grep-ast's: every syntax node is a scope, and a row where two multi-row nodes
+    /// start shows up to [`HEADER_MAX`] lines. A definition's body is then a scope of its
+    /// own, so a method shows the first lines of its class's body (a docstring, a short
+    /// test) and a function whose body opens on its first line shows that body.
+    #[default]
+    GrepAst,
+    /// A definition shows its signature, not its body: a node that is the body of its
+    /// parent (the grammar's `body` field, or a block, body or declaration list) is no
+    /// scope and no header, so a scope shows its first line, or the lines of a
+    /// signature that spans several.
+    Signatures,
+}
+
 /// A file's lines and syntactic scopes, ready to show chosen lines with the headers of
 /// the scopes they sit in: grep-ast 0.9.0's `TreeContext` with the options Aider 0.86.2's
 /// `render_tree` passes (no colour, no line numbers, no child context, no last line,
@@ -91,21 +107,42 @@ impl TreeContext {
         dialect: Dialect,
         limits: &Limits,
     ) -> Self {
+        Self::new_with_headers(code, language, dialect, limits, Headers::GrepAst)
+    }
+
+    /// [`TreeContext::new_within`], showing scopes as `headers` says.
+    pub fn new_with_headers(
+        code: impl Into<String>,
+        language: Option<Language>,
+        dialect: Dialect,
+        limits: &Limits,
+        headers: Headers,
+    ) -> Self {
         let code = code.into();
         let tree = language.and_then(|lang| parse(lang, &code, limits));
-        Self::from_tree(code, tree.as_ref(), dialect)
+        Self::from_tree_with_headers(code, tree.as_ref(), dialect, headers)
     }
 
     /// Builds the context of `code` from its already parsed syntax `tree` (`None`: no
     /// scopes, as in [`TreeContext::new`]). `tree` must be the parse of `code`.
     pub fn from_tree(code: impl Into<String>, tree: Option<&Tree>, dialect: Dialect) -> Self {
+        Self::from_tree_with_headers(code, tree, dialect, Headers::GrepAst)
+    }
+
+    /// [`TreeContext::from_tree`], showing scopes as `headers` says.
+    pub fn from_tree_with_headers(
+        code: impl Into<String>,
+        tree: Option<&Tree>,
+        dialect: Dialect,
+        headers: Headers,
+    ) -> Self {
         let text = code.into();
         let lines = split_lines(&text, dialect);
         let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
         let num_rows = lines.len() + 1;
         let rows = tree.map_or_else(
             || RowScopes::empty(num_rows),
-            |t| RowScopes::of(t, num_rows),
+            |t| RowScopes::of(t, num_rows, headers),
         );
         let (scope_tree, leaves) = max_segment_tree(&rows.scope_end);
         TreeContext {
@@ -291,23 +328,29 @@ impl RowScopes {
     }
 
     /// The rows' scopes of `tree`, in one iterative walk over every node.
-    fn of(tree: &Tree, num_rows: usize) -> Self {
+    fn of(tree: &Tree, num_rows: usize, headers: Headers) -> Self {
         let mut rows = RowScopes::empty(num_rows);
         let last = num_rows - 1;
         let mut cursor = tree.walk();
+        // The start byte of each ancestor of the cursor's node, innermost last.
+        let mut parents: Vec<usize> = Vec::new();
         loop {
             let node = cursor.node();
             // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
             let start = node.start_position().row.min(last);
             let end = node.end_position().row.clamp(start, last);
-            rows.add_node(start, end);
+            if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
+                rows.add_node(start, end);
+            }
             if cursor.goto_first_child() {
+                parents.push(node.start_byte());
                 continue;
             }
             while !cursor.goto_next_sibling() {
                 if !cursor.goto_parent() {
                     return rows;
                 }
+                parents.pop();
             }
         }
     }
@@ -338,6 +381,28 @@ impl RowScopes {
             })
             .collect()
     }
+}
+
+/// Whether the cursor's node is the body of its parent ([`Headers::Signatures`]): it
+/// spans several rows, starts after its parent does, and is the parent's `body` field or
+/// a node whose kind names a block, a body or a declaration list (grammars without a
+/// `body` field: Go's struct fields, Ruby's `body_statement`, C's compound statement).
+/// `parent_start` is the start byte of its parent (`None` at the root).
+fn is_body(cursor: &tree_sitter::TreeCursor<'_>, parent_start: Option<usize>) -> bool {
+    let node = cursor.node();
+    let Some(parent_start) = parent_start else {
+        return false;
+    };
+    if node.end_position().row == node.start_position().row || node.start_byte() <= parent_start {
+        return false;
+    }
+    let kind = node.kind();
+    cursor.field_name() == Some("body")
+        || kind.ends_with("block")
+        || kind.ends_with("body")
+        || kind.ends_with("body_statement")
+        || kind.ends_with("declaration_list")
+        || kind == "compound_statement"
 }
 
 /// A max-segment tree over `values` (−1 padding): the nodes, and the index of the first
@@ -470,5 +535,51 @@ mod tests {
         let plain = TreeContext::new(code, None, Dialect::Default);
         assert_eq!(ctx.render(&[4]), plain.render(&[4]));
         assert_eq!(ctx.render(&[4]), "⋮\n│        return 1\n");
+    }
+
+    fn both(code: &str, lang: Language, lois: &[i64]) -> (String, String) {
+        let with = |headers| {
+            TreeContext::new_with_headers(
+                code,
+                Some(lang),
+                Dialect::Default,
+                &Limits::default(),
+                headers,
+            )
+            .render(lois)
+        };
+        (with(Headers::GrepAst), with(Headers::Signatures))
+    }
+
+    /// Issue 24: a method's class body is no scope of its own in signatures, so its
+    /// docstring (grep-ast's header of the block that starts on it) is left out.
+    #[test]
+    fn signatures_leave_out_the_class_docstring() {
+        let doc: String = (0..12).map(|i| format!("    line {i}\n")).collect();
+        let code = format!(
+            "x = 1\nclass A(B):\n    \"\"\"Doc.\n{doc}    \"\"\"\n\n    def f(self):\n        return 1\n"
+        );
+        let (grep_ast, signatures) = both(&code, Language::Python, &[17]);
+        assert!(grep_ast.contains("line 5"), "{grep_ast}");
+        assert_eq!(signatures, "⋮\n│class A(B):\n⋮\n│    def f(self):\n⋮\n");
+    }
+
+    /// A function whose body opens on its first line shows that body under grep-ast
+    /// (two multi-row nodes start there); in signatures only the line.
+    #[test]
+    fn signatures_leave_out_a_body_opened_on_the_first_line() {
+        let code = "let a = 1;\nfunction f(x) {\n  const y = x;\n  return y;\n}\nlet b = 2;\n";
+        let (grep_ast, signatures) = both(code, Language::JavaScript, &[1]);
+        assert!(grep_ast.contains("const y"), "{grep_ast}");
+        assert_eq!(signatures, "⋮\n│function f(x) {\n⋮\n");
+    }
+
+    /// A signature over several lines still shows them (its parameters are no body).
+    #[test]
+    fn signatures_keep_a_signature_over_several_lines() {
+        let code =
+            "x = 1\n\n\ndef f(\n    a,\n    b,\n):\n    one = 1\n    two = 2\n    return a\n";
+        let (_, signatures) = both(code, Language::Python, &[3]);
+        assert_eq!(signatures, "⋮\n│def f(\n│    a,\n│    b,\n⋮\n");
     }
 }

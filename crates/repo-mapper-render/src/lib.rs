@@ -37,6 +37,6 @@ mod escape;
 mod text;
 mod tree;
 
-pub use context::{HEADER_MAX, TreeContext, render_language};
+pub use context::{HEADER_MAX, Headers, TreeContext, render_language};
 pub use escape::{escape_control, push_escaped};
 pub use tree::{DEFAULT_MAX_LINE_LENGTH, MapItem, Renderer, line_of_interest};

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use repo_mapper_tags::{Dialect, FileStamp, Limits, Tag, normalize_newlines, read_source};
 
-use crate::context::{TreeContext, render_language};
+use crate::context::{Headers, TreeContext, render_language};
 use crate::escape::escape_control;
 use crate::text::{split_lines, truncate_chars};
 
@@ -140,6 +140,8 @@ pub struct Renderer {
     generation: u64,
     /// Maps whose files' contexts [`Renderer::start_map`] keeps (1: the previous map's).
     kept_maps: u64,
+    /// How a definition's scopes show.
+    headers: Headers,
 }
 
 impl Renderer {
@@ -153,7 +155,15 @@ impl Renderer {
             contexts: HashMap::new(),
             generation: 0,
             kept_maps: 1,
+            headers: Headers::GrepAst,
         }
+    }
+
+    /// Shows the scopes around a definition as `headers` says (default
+    /// [`Headers::GrepAst`], Aider's).
+    pub fn with_headers(mut self, headers: Headers) -> Self {
+        self.headers = headers;
+        self
     }
 
     /// Keeps the parsed files of the last `maps` maps (at least 1) instead of the last
@@ -367,11 +377,12 @@ impl Renderer {
         if language.is_none() {
             tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
         }
-        Some(TreeContext::new_within(
+        Some(TreeContext::new_with_headers(
             code,
             language,
             self.dialect,
             &self.limits,
+            self.headers,
         ))
     }
 }

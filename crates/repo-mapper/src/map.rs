@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use repo_mapper_render::Renderer;
+use repo_mapper_render::{Headers, Renderer};
 
 use crate::compute::KeptAdmission;
 use crate::config::{Config, Refresh};
@@ -128,7 +128,13 @@ impl std::fmt::Debug for RepoMap {
 impl RepoMap {
     /// A session with this configuration.
     pub fn new(config: Config) -> RepoMap {
+        let headers = if config.rank.relevance.signatures {
+            Headers::Signatures
+        } else {
+            Headers::GrepAst
+        };
         let renderer = Renderer::new(config.profile().dialect())
+            .with_headers(headers)
             .with_max_line_length(config.max_line_length)
             .with_limits(config.limits)
             .with_kept_maps(if config.warm_session {

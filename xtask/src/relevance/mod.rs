@@ -230,6 +230,7 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "fusion_weight" => r.fusion_weight = value.parse()?,
         "def_boost" => r.def_boost = value.parse()?,
         "fused_breadth" => r.fused_breadth = value.parse()?,
+        "signatures" => r.signatures = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())
