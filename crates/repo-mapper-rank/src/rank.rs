@@ -352,7 +352,8 @@ fn boost_matching_definitions(
 
 /// [`Relevance::fusion_k`]: files ordered by reciprocal-rank fusion of their place by
 /// their best definition's rank and their place by lexical score; each file's
-/// definitions scaled together, so their order within the file stays.
+/// definitions keep their order within it, their ratios to its best raised to
+/// [`Relevance::fused_within`].
 fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevance) {
     let files = lexical.len();
     let mut top = vec![0.0f64; files];
@@ -378,10 +379,15 @@ fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevanc
             g + l
         })
         .collect();
+    let within = relevance.fused_within;
     for d in def_ranks.iter_mut() {
         let f = d.file as usize;
         if top[f] > 0.0 {
-            d.rank *= fused[f] / top[f];
+            d.rank = if within == 1.0 {
+                d.rank * (fused[f] / top[f])
+            } else {
+                fused[f] * (d.rank / top[f]).powf(within)
+            };
         }
     }
 }

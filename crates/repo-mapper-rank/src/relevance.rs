@@ -64,6 +64,10 @@ pub struct Relevance {
     /// [`Relevance::fusion_k`] above 0): the fused order already spreads the map over
     /// files, and a matching file's further definitions are what the message is about.
     pub fused_breadth: f64,
+    /// When files are ordered by fusion, a definition ranks at its file's fused score
+    /// times (its rank / the file's best)^`fused_within`: below 1 a matching file's
+    /// further definitions come before other files' best; 1: their ratios as ranked.
+    pub fused_within: f64,
     /// A definition whose name holds words of the message has its rank multiplied by
     /// `1 + def_boost × words matched`, so a matching file shows the definitions the
     /// message is about; 0: no change.
@@ -89,6 +93,7 @@ impl Relevance {
         fusion_k: 0.0,
         fusion_weight: 1.0,
         fused_breadth: 1.0,
+        fused_within: 1.0,
         def_boost: 0.0,
         signatures: false,
     };
@@ -107,6 +112,7 @@ impl Relevance {
         fusion_k: 10.0,
         fusion_weight: 2.0,
         fused_breadth: 1.0,
+        fused_within: 0.25,
         def_boost: 30.0,
         signatures: true,
     };

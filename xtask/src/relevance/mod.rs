@@ -231,6 +231,7 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "def_boost" => r.def_boost = value.parse()?,
         "fused_breadth" => r.fused_breadth = value.parse()?,
         "signatures" => r.signatures = value.parse()?,
+        "fused_within" => r.fused_within = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())
