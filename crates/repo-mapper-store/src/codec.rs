@@ -4,7 +4,7 @@
 //! ```text
 //! entry   = FORMAT:u8 flags:u8 mtime:time ctime:time inode:u64le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag* ngroups:varint group*
-//!           nterms:varint term*
+//!           nterm-groups:varint term-group*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
@@ -13,7 +13,9 @@
 //! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
 //! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
 //! group   = sub_kind:varint name:varint count:varint
-//! term    = hash-delta:varint count:varint   (the file's code words, `Terms`)
+//! term-group = count-delta:varint n:varint hash-delta:varint × n
+//!           (the file's code words, `Terms`, grouped by count ascending, hashes
+//!           ascending within a group, the first delta from 0)
 //! ```
 //!
 //! The references at line −1 that end a file's tags (the identifier fallback's, SPEC
@@ -36,7 +38,7 @@ use repo_mapper_tags::{
 };
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 7;
+pub const FORMAT: u8 = 8;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,14 +130,28 @@ pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Terms) ->
         put_varint(&mut out, name);
         put_varint(&mut out, count);
     }
-    put_varint(&mut out, terms.pairs().len() as u64);
-    let mut prev = 0u32;
-    for (hash, count) in terms.pairs() {
-        put_varint(&mut out, u64::from(hash - prev));
-        put_varint(&mut out, u64::from(count));
-        prev = hash;
-    }
+    put_terms(&mut out, terms);
     out
+}
+
+/// The code words grouped by count, ascending (most words occur once or twice, so a
+/// count costs nothing per word); each group's hashes ascending, as deltas.
+fn put_terms(out: &mut Vec<u8>, terms: &Terms) {
+    let mut by_count: Vec<(u32, u32)> = terms.pairs().map(|(h, n)| (n, h)).collect();
+    by_count.sort_unstable();
+    let groups: Vec<&[(u32, u32)]> = by_count.chunk_by(|a, b| a.0 == b.0).collect();
+    put_varint(out, groups.len() as u64);
+    let mut count = 0u32;
+    for group in groups {
+        put_varint(out, u64::from(group[0].0 - count));
+        count = group[0].0;
+        put_varint(out, group.len() as u64);
+        let mut prev = 0u32;
+        for &(_, hash) in group {
+            put_varint(out, u64::from(hash - prev));
+            prev = hash;
+        }
+    }
 }
 
 /// How many tags at the end of `tags` are references at line −1: the identifier
@@ -358,26 +374,41 @@ fn walk_tags<'e>(
     Some((strings, r.pos))
 }
 
-/// The code words stored from `pos` to the end of `entry`; `None` if damaged.
+/// The code words stored from `pos` to the end of `entry` ([`put_terms`]); `None` if
+/// damaged.
 fn read_terms(entry: &[u8], pos: usize) -> Option<Terms> {
     let mut r = Reader { buf: entry, pos };
-    let n = usize::try_from(r.varint()?).ok()?;
-    if n > entry.len() / 2 {
+    let groups = usize::try_from(r.varint()?).ok()?;
+    if groups > entry.len() {
         return None;
     }
-    let mut pairs = Vec::with_capacity(n);
-    let mut hash = 0u32;
-    for i in 0..n {
-        let delta = u32::try_from(r.varint()?).ok()?;
-        if i > 0 && delta == 0 {
+    let mut pairs = Vec::new();
+    let mut count = 0u32;
+    for _ in 0..groups {
+        // Counts are at least 1 and each group's is above the last's.
+        let step = u32::try_from(r.varint()?).ok()?;
+        if step == 0 {
             return None;
         }
-        hash = hash.checked_add(delta)?;
-        pairs.push((hash, u32::try_from(r.varint()?).ok()?));
+        count = count.checked_add(step)?;
+        let n = usize::try_from(r.varint()?).ok()?;
+        if n == 0 || n > entry.len() {
+            return None;
+        }
+        let mut hash = 0u32;
+        for i in 0..n {
+            let delta = u32::try_from(r.varint()?).ok()?;
+            if i > 0 && delta == 0 {
+                return None;
+            }
+            hash = hash.checked_add(delta)?;
+            pairs.push((hash, count));
+        }
     }
     if r.pos != entry.len() {
         return None;
     }
+    pairs.sort_unstable();
     Terms::from_sorted(pairs)
 }
 
@@ -493,6 +524,30 @@ mod tests {
             hash: [0; 32],
             racy: false,
         }
+    }
+
+    /// Issue 24: a file's words, grouped by count, cost about three bytes each (five
+    /// before: a 32-bit hash delta and a count per word).
+    #[test]
+    fn code_words_cost_about_three_bytes_each() {
+        let text: String = (0..400)
+            .map(|i| format!("word{i}x{} ", "abcdefghij".repeat(i % 3 + 1)))
+            .collect::<String>()
+            + &"common shared often ".repeat(50);
+        let terms = Terms::of_text(&text);
+        let words = terms.pairs().len();
+        assert!(words > 400, "{words}");
+        let bare = encode(&a_key(), &[], None, &Terms::default()).len();
+        let with = encode(&a_key(), &[], None, &terms).len();
+        let per_word = (with - bare) as f64 / words as f64;
+        assert!(per_word <= 3.1, "{per_word:.2} bytes per word");
+        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
+        assert_eq!(
+            decode_counted(&encode(&a_key(), &[], None, &terms), &rel, &f)
+                .unwrap()
+                .terms,
+            terms
+        );
     }
 
     #[test]
