@@ -186,7 +186,7 @@ impl RepoMap {
         if self.config.map_tokens == 0 {
             return Err(NoMap::ZeroBudget);
         }
-        if request.other_files.is_empty() {
+        if !has_other_than_chat(request) {
             return Err(NoMap::NoFiles);
         }
         let budget = self.budget(request.chat_files.is_empty());
@@ -341,6 +341,15 @@ fn digest(files: &[PathBuf]) -> [u8; 32] {
         hash.update(&[0]);
     }
     *hash.finalize().as_bytes()
+}
+
+/// Whether `request` has an other file that is not a chat file: a chat file is never an
+/// other file (`compute.rs`'s `RelNames`), so a request whose other files are all in the
+/// chat has none, and no map, as Aider's `get_repo_map` gives none without other files
+/// (issue 23: the command printed a blank map where the server fell back to another).
+fn has_other_than_chat(request: &MapRequest) -> bool {
+    let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
+    request.other_files.iter().any(|f| !chat.contains(f))
 }
 
 /// A result as the cache gives it back.

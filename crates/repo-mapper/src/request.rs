@@ -197,7 +197,7 @@ impl Attempt {
 pub enum NoMap {
     /// The token budget is 0.
     ZeroBudget,
-    /// The request has no other files.
+    /// The request has no other files, or only chat files among them.
     NoFiles,
     /// Nothing fits in the budget, or no file has anything to show.
     NothingFits {
