@@ -13,6 +13,7 @@ mod diagnostics;
 mod output;
 mod progress;
 mod settings;
+mod trim;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -81,6 +82,7 @@ fn subcommand(command: Command) -> Result<(), Failure> {
             let mut options = repo_mapper_mcp::ServerOptions::default();
             options.roots = roots;
             options.max_sessions = max_sessions;
+            trim::start();
             repo_mapper_mcp::serve_stdio(options)
                 .map_err(|e| Failure::fatal(format!("error: the MCP server stopped: {e}")))
         }

@@ -1,0 +1,41 @@
+//! Gives the memory glibc's allocator holds free back to the system, every few seconds
+//! while `repo-mapper mcp` runs (issue 23).
+//!
+//! glibc keeps one arena per thread that ever allocated (up to 8 per core) and returns
+//! freed memory from an arena only at its top. The server runs each session on its own
+//! threads, so over an hour of the soak its resident size crept from 117 to 448 MiB, of
+//! which `malloc_trim(0)` gave back 150 MiB at once. Trimming from a thread of its own
+//! keeps that off every call's path. Other allocators and platforms need nothing here.
+
+use std::time::Duration;
+
+/// How often the free memory is given back.
+const EVERY: Duration = Duration::from_secs(5);
+
+/// Starts the trimming thread (on Linux with glibc; elsewhere nothing).
+pub fn start() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let spawned = std::thread::Builder::new()
+            .name("malloc-trim".into())
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(EVERY);
+                    trim();
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::debug!("not trimming the allocator's free memory: {e}");
+        }
+    }
+}
+
+/// `malloc_trim(0)`: every arena's free pages back to the system.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn trim() {
+    // SAFETY: malloc_trim takes no pointers and is thread-safe (it locks each arena).
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
