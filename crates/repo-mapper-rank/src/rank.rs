@@ -185,8 +185,7 @@ fn prepare<'r, 'a>(
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
-    let (mut personalization, mut file_pers) =
-        personalization(request, &skip, &anchors, personalize);
+    let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
     let relevance = relevance(config);
     let lexical = if !relevance.lexical() || request.query.is_empty() {
         Vec::new()
@@ -200,18 +199,6 @@ fn prepare<'r, 'a>(
     } else {
         Vec::new()
     };
-    for (scores, weight) in [
-        (&lexical, relevance.lexical_restart),
-        (&callers, relevance.caller_restart),
-    ] {
-        let restart = personalize * weight;
-        for ((file, &score), pers) in files.iter().zip(scores).zip(&mut file_pers) {
-            if score > 0.0 && restart > 0.0 {
-                *pers += restart * score;
-                *personalization.entry(file.rel_fname).or_insert(0.0) += restart * score;
-            }
-        }
-    }
     let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config, kept_graph);
     let timings = RankTimings {
         index: indexed - started,

@@ -2,9 +2,10 @@
 //! measured alone on real history by `cargo xtask relevance` (`docs/relevance.md`).
 //!
 //! The message of the task is read as a bag of code words ([`query_terms`]); each file is
-//! scored by how well its path and the names it defines match them, BM25-style
-//! (`lexical_scores`); the score multiplies their definitions' ranks (and can restart
-//! PageRank there). The files that use what the chat files define are lifted the same
+//! scored by how well its text and path match them, BM25 (`full_text_scores`; the older
+//! `lexical_scores` reads only the path and the names it defines); the score orders the
+//! files together with the graph, or multiplies their definitions' ranks. The files that
+//! use what the chat files define are lifted the same
 //! way (`caller_scores`); test, documentation and example files are down-weighted unless
 //! the conversation names them; a file's lesser definitions make room for other files.
 
@@ -25,9 +26,6 @@ use crate::index::TagIndex;
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct Relevance {
-    /// Restart weight, in units of SPEC §7.1's `personalize`, given to a file whose
-    /// lexical score is the best of the request (others in proportion); 0: none.
-    pub lexical_restart: f64,
     /// A file's definition ranks are multiplied by `1 + lexical_boost × score` (its
     /// lexical score relative to the best); 0: no change.
     pub lexical_boost: f64,
@@ -38,9 +36,6 @@ pub struct Relevance {
     pub test_factor: f64,
     /// SPEC §8.2: important files head the list. Off, they are listed where they rank.
     pub important_first: bool,
-    /// Restart weight (× `personalize`) of the file that uses the chat files' definitions
-    /// most (others in proportion; see [`Relevance::caller_boost`] for the score); 0: none.
-    pub caller_restart: f64,
     /// A file's definition ranks are multiplied by `1 + caller_boost × caller score`: its
     /// use of the names the chat files define (each counted by how specific it is: the
     /// inverse of its definers, times the log-inverse frequency of its users), relative
@@ -81,12 +76,10 @@ pub struct Relevance {
 impl Relevance {
     /// The SPEC's ranking, exactly.
     pub const SPEC: Relevance = Relevance {
-        lexical_restart: 0.0,
         lexical_boost: 0.0,
         path_weight: 0.0,
         test_factor: 1.0,
         important_first: true,
-        caller_restart: 0.0,
         caller_boost: 0.0,
         breadth: 1.0,
         full_text: false,
@@ -100,12 +93,10 @@ impl Relevance {
 
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
     pub const MEASURED: Relevance = Relevance {
-        lexical_restart: 0.0,
         lexical_boost: 20.0,
         path_weight: 2.0,
         test_factor: 0.25,
         important_first: false,
-        caller_restart: 0.0,
         caller_boost: 10.0,
         breadth: 0.3,
         full_text: true,
@@ -119,12 +110,12 @@ impl Relevance {
 
     /// Whether the caller score is read.
     pub(crate) fn callers(&self) -> bool {
-        self.caller_boost != 0.0 || self.caller_restart != 0.0
+        self.caller_boost != 0.0
     }
 
     /// Whether the lexical score is read (whether a request's `query` matters).
     pub fn lexical(&self) -> bool {
-        self.lexical_boost != 0.0 || self.lexical_restart != 0.0
+        self.lexical_boost != 0.0
     }
 }
 

@@ -666,11 +666,6 @@ fn the_message_words_lift_the_files_whose_path_or_names_match() {
     );
     let boosted = rank(&req, &only(|r| r.lexical_boost = 10.0));
     assert_eq!(file_order(&boosted)[0], "src/billing.py");
-    // The restart seeds PageRank at the matching file (which lifts what it uses).
-    assert!(!spec.personalization.contains_key("src/billing.py"));
-    let restarted = rank(&req, &only(|r| r.lexical_restart = 10.0));
-    assert!(restarted.personalization["src/billing.py"] > 0.0);
-    assert!(!restarted.personalization.contains_key("src/parse.py"));
     // No message: the same ranking as the SPEC's.
     let plain = rank(&repo.request(), &only(|r| *r = Relevance::MEASURED));
     assert_eq!(
@@ -748,9 +743,6 @@ fn callers_of_the_chat_files_definitions_are_lifted() {
     assert_eq!(file_order(&spec)[0], "other.py");
     let boosted = rank(&repo.request(), &only(|r| r.caller_boost = 10.0));
     assert_eq!(file_order(&boosted)[0], "user.py");
-    let restarted = rank(&repo.request(), &only(|r| r.caller_restart = 10.0));
-    assert!(restarted.personalization["user.py"] > 0.0);
-    assert!(!restarted.personalization.contains_key("other.py"));
 }
 
 #[test]

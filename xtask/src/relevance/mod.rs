@@ -217,13 +217,11 @@ fn parse(rest: &[String]) -> Result<Args> {
 fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
     let (key, value) = kv.split_once('=').context("--set takes KEY=VALUE")?;
     match key {
-        "lexical_restart" => r.lexical_restart = value.parse()?,
         "lexical_boost" => r.lexical_boost = value.parse()?,
         "path_weight" => r.path_weight = value.parse()?,
         "test_factor" => r.test_factor = value.parse()?,
         "important_first" => r.important_first = value.parse()?,
         "breadth" => r.breadth = value.parse()?,
-        "caller_restart" => r.caller_restart = value.parse()?,
         "caller_boost" => r.caller_boost = value.parse()?,
         "full_text" => r.full_text = value.parse()?,
         "fusion_k" => r.fusion_k = value.parse()?,
