@@ -100,10 +100,10 @@ impl RepoMap {
         self.warn_too_large(scanned.stats.too_large);
         let anchors = self.admit_anchors(&request.anchors);
         let admitted_names = (&*admitted, &anchors);
-        let rel_names = RelNames::new(&self.config.root, request, admitted_names, self.profile());
+        let rel_names = RelNames::new(&self.config.root, request, admitted_names, self.dialect());
         // Only the default profile's relevance reads the terms.
         let reads_terms =
-            self.profile() == Dialect::Default && self.config.rank.relevance.lexical();
+            self.dialect() == Dialect::Default && self.config.rank.relevance.lexical();
         let terms = match request.message.as_deref() {
             Some(message) if reads_terms => query_terms(message),
             _ => Vec::new(),
@@ -166,7 +166,8 @@ impl RepoMap {
         ranking
     }
 
-    fn profile(&self) -> Dialect {
+    /// The dialect of the session's profile: whose tags, rendering and budget search.
+    fn dialect(&self) -> Dialect {
         self.config.profile().dialect()
     }
 
@@ -347,7 +348,7 @@ impl RepoMap {
             n => self.scan_store(&subset, self.config.prune_cache && n == files.len()),
         };
         let counting = Counting {
-            dialect: self.profile(),
+            dialect: self.dialect(),
             max_file_size: self.config.effective_max_file_size(),
         };
         let scanned = self.warm.merge(files, split, read, &counting);
@@ -375,7 +376,7 @@ impl RepoMap {
             }
         };
         let options = ScanOptions {
-            dialect: self.profile(),
+            dialect: self.dialect(),
             prune_under: prune.then_some(self.config.root.as_path()),
             limits: self.config.limits,
             max_file_size: self.config.effective_max_file_size(),
