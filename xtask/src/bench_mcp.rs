@@ -42,7 +42,7 @@ struct Server {
     next_id: u64,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let o = parse_args(args)?;
     let root = repository(&o.repo)?;
     let binary = build_release()?;

@@ -132,7 +132,7 @@ fn project_dir(p: &Project) -> PathBuf {
 
 /// The corpus repositories that have been fetched (all must be, or `cargo xtask corpus`
 /// is suggested).
-pub fn repo_specs() -> Result<Vec<RepoSpec>> {
+pub(crate) fn repo_specs() -> Result<Vec<RepoSpec>> {
     let mut out = Vec::new();
     let mut missing = Vec::new();
     for p in PROJECTS {
@@ -166,7 +166,7 @@ fn done_marker(dir: &Path) -> PathBuf {
     dir.with_file_name(name)
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("usage: cargo xtask corpus");
     }
@@ -186,7 +186,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// The source tree of the corpus project `name` (e.g. `py-django`), fetched first if it is
 /// not there yet. The store benchmark uses it too.
-pub fn project_root(name: &str) -> Result<PathBuf> {
+pub(crate) fn project_root(name: &str) -> Result<PathBuf> {
     let p = PROJECTS
         .iter()
         .find(|p| p.name == name)

@@ -20,7 +20,7 @@ use crate::workspace_root;
 const LEXERS: &str = "queries/pygments/lexers.json";
 const LICENSE: &str = "queries/pygments/LICENSE-pygments.txt";
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let check = match args {
         [] => false,
         [flag] if flag == "--check" => true,

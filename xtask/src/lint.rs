@@ -3,6 +3,9 @@
 //! * **Functions fit on a screen**: no function in a crate's `src/` longer than
 //!   [`MAX_FN_LINES`] lines, from its `fn` line to its closing brace, tests
 //!   (`#[cfg(test)]` modules) and the listed generated tables aside.
+//! * **`unsafe` where it is listed**: the files that allow `unsafe_code` (denied in the
+//!   workspace's lints) are exactly those `docs/ARCHITECTURE.md` lists under
+//!   [`UNSAFE_HEADING`].
 //!
 //! The scanner is lexical, not a parser: it strips comments, strings and character
 //! literals, then matches braces. It is exact on rustfmt-formatted code.
@@ -20,17 +23,64 @@ const TABLES: &[(&str, &str)] = &[
     ("crates/repo-mapper-tags/src/language.rs", "lookup"),
 ];
 
+/// The heading of ARCHITECTURE's list of the files that may hold `unsafe`.
+const UNSAFE_HEADING: &str = "## Where `unsafe` is allowed";
+
 /// Runs every lint on the workspace; fails listing each violation.
 pub(crate) fn run(args: &[String]) -> Result<()> {
     if let Some(arg) = args.first() {
         bail!("lint takes no arguments, got `{arg}`");
     }
     let root = crate::workspace_root();
+    check_unsafe_list(&root)?;
+    check_function_lengths(&root)
+}
+
+/// The files allowing `unsafe_code` against ARCHITECTURE's list.
+fn check_unsafe_list(root: &Path) -> Result<()> {
+    let mut allowing = Vec::new();
+    for dir in ["crates", "xtask"] {
+        for file in rust_files(&root.join(dir))? {
+            let text = std::fs::read_to_string(&file)?;
+            if strip(&text).contains("allow(unsafe_code)") {
+                let rel = file.strip_prefix(root).unwrap_or(&file);
+                allowing.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    allowing.sort();
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md"))?;
+    let listed = unsafe_listed(&doc);
+    if allowing != listed {
+        bail!(
+            "the files that allow unsafe_code and docs/ARCHITECTURE.md's list under \
+             \"{UNSAFE_HEADING}\" differ:\n  in the code: {allowing:?}\n  in the doc:  {listed:?}"
+        );
+    }
+    eprintln!("lint: unsafe only in the {} listed files", listed.len());
+    Ok(())
+}
+
+/// The paths listed (`` - `path` ``) in `doc`'s [`UNSAFE_HEADING`] section, sorted.
+fn unsafe_listed(doc: &str) -> Vec<String> {
+    let mut paths: Vec<String> = doc
+        .lines()
+        .skip_while(|l| l.trim() != UNSAFE_HEADING)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| l.strip_prefix("- `")?.split('`').next().map(str::to_owned))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// No function over [`MAX_FN_LINES`] in a crate's `src/`.
+fn check_function_lengths(root: &Path) -> Result<()> {
     let mut long = Vec::new();
     for file in rust_sources(&root.join("crates"))? {
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("reading {}", file.display()))?;
-        let rel = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy();
+        let rel = file.strip_prefix(root).unwrap_or(&file).to_string_lossy();
         for f in long_functions(&text) {
             if !TABLES.contains(&(rel.as_ref(), f.name.as_str())) {
                 long.push(format!(
@@ -48,6 +98,23 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     }
     eprintln!("lint: every function fits in {MAX_FN_LINES} lines");
     Ok(())
+}
+
+/// Every `.rs` file under `dir`, `target/` directories left out.
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() && !path.ends_with("target") {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `.rs` files under `crates/*/src/`, sorted.
@@ -249,6 +316,13 @@ fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_unsafe_list_is_read_from_its_section_only() {
+        let doc = "# A\n- `not/this.rs`\n## Where `unsafe` is allowed\n\nText.\n\n\
+                   - `b/two.rs` — why.\n- `a/one.rs` — why,\n  on two lines.\n## Next\n- `c/no.rs`\n";
+        assert_eq!(unsafe_listed(doc), ["a/one.rs", "b/two.rs"]);
+    }
 
     fn body(lines: usize) -> String {
         "    let x = 1;\n".repeat(lines)

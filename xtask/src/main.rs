@@ -14,6 +14,7 @@
 //! * `bench [scale …]`: the criterion benchmarks, or the whole binary at scale (issue 14).
 //! * `soak [--calls N] [--seed S] [--minutes M] [--repo DIR]`: a warm `repo-mapper mcp`
 //!   against fresh runs while the repository changes between calls (issue 23).
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command: it prints by design
 
 mod bench_mcp;
 mod corpus;

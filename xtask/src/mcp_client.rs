@@ -14,7 +14,7 @@ use crate::workspace_root;
 /// The Python SDK, pinned: its client is what the check speaks.
 const SDK: &str = "mcp==2.3.0";
 
-pub fn run(rest: &[String]) -> Result<()> {
+pub(crate) fn run(rest: &[String]) -> Result<()> {
     ensure!(rest.is_empty(), "usage: cargo xtask mcp-client");
     let py = venv_with(&workspace_root().join("target/mcp-python/venv"), SDK)?;
     let exe = build_cli()?;

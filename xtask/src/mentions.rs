@@ -37,7 +37,7 @@ struct Sets {
     idents: Vec<String>,
 }
 
-pub fn run(rest: &[String]) -> Result<()> {
+pub(crate) fn run(rest: &[String]) -> Result<()> {
     ensure!(rest.is_empty(), "usage: cargo xtask mentions");
     let py = venv_python()?;
     let mut fixtures: Vec<PathBuf> = fs::read_dir(workspace_root().join("fixtures/mentions"))?

@@ -279,6 +279,7 @@ struct SlimReport {
 }
 
 /// The child's stdout and peak RSS in KiB; fails unless it exits 0.
+#[allow(unsafe_code)] // wait4: the child's peak RSS, which std does not give
 fn wait_with_rusage(mut child: std::process::Child) -> Result<(Vec<u8>, u64)> {
     use std::io::Read;
     let mut stdout = Vec::new();

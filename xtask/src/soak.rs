@@ -102,7 +102,7 @@ struct Soak {
     tally: Tally,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let o = parse_args(args)?;
     let binary = match &o.binary {
         Some(path) => path.canonicalize().context("--binary")?,

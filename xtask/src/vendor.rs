@@ -43,7 +43,7 @@ struct Upstream {
     licence: String,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let mode = match args {
         [] => Mode::Write,
         [flag] if flag == "--check" => Mode::Check,

@@ -7,6 +7,7 @@
 //!
 //! Exit codes: 0 map written; 1 fatal (bad arguments, unreadable root); 2 no map (budget 0,
 //! no files, nothing fits).
+#![allow(clippy::print_stdout, clippy::print_stderr)] // a command: it prints by design
 
 mod args;
 mod diagnostics;

@@ -29,7 +29,7 @@ pub(crate) struct Settings {
 
 impl Settings {
     /// Checks `cli` and resolves its paths against the current directory.
-    pub fn from_cli(cli: &Cli) -> Result<Settings, Failure> {
+    pub(crate) fn from_cli(cli: &Cli) -> Result<Settings, Failure> {
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
         let root = detect_root(cli, &cwd)?;

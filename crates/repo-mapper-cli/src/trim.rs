@@ -13,7 +13,7 @@ use std::time::Duration;
 const EVERY: Duration = Duration::from_secs(5);
 
 /// Starts the trimming thread (on Linux with glibc; elsewhere nothing).
-pub fn start() {
+pub(crate) fn start() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         let spawned = std::thread::Builder::new()

@@ -12,6 +12,9 @@
 //! Each grammar is exposed as a [`LanguageFn`], which converts into
 //! `tree_sitter::Language` with `.into()`.
 
+// The parsers are C: declaring and wrapping their entry points is FFI.
+#![allow(unsafe_code)]
+
 use tree_sitter_language::LanguageFn;
 
 unsafe extern "C" {

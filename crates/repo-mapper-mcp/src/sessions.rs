@@ -33,7 +33,7 @@ pub(crate) struct Live {
 
 impl Live {
     /// Every file of the repository: the last walk while it still holds, else a new one.
-    pub fn files(&mut self) -> Vec<PathBuf> {
+    pub(crate) fn files(&mut self) -> Vec<PathBuf> {
         if let Some(listing) = &self.listing
             && listing.is_current()
         {
@@ -91,7 +91,7 @@ impl Slot {
 
     /// Runs `work` on the session (on its own threads), waiting for the call before it
     /// unless `wait` is false: then a busy session answers [`Busy`] at once.
-    pub fn run<R: Send>(
+    pub(crate) fn run<R: Send>(
         &self,
         wait: bool,
         work: impl FnOnce(&mut Live) -> R + Send,
@@ -135,7 +135,7 @@ pub(crate) struct Sessions {
 
 impl Sessions {
     /// At most `max` sessions (at least one).
-    pub fn new(max: usize) -> Sessions {
+    pub(crate) fn new(max: usize) -> Sessions {
         Sessions {
             max: max.max(1),
             live: Mutex::new(Vec::new()),
@@ -144,7 +144,7 @@ impl Sessions {
 
     /// The session for `key`, made if there is none, evicting the least recently used
     /// when there are too many.
-    pub fn get(&self, key: &SessionKey) -> Session {
+    pub(crate) fn get(&self, key: &SessionKey) -> Session {
         let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(at) = live.iter().position(|(k, _)| k == key) {
             let entry = live.remove(at);
@@ -163,7 +163,7 @@ impl Sessions {
 
     /// The roots of the live sessions, least recently used first.
     #[cfg(test)]
-    pub fn roots(&self) -> Vec<PathBuf> {
+    pub(crate) fn roots(&self) -> Vec<PathBuf> {
         let live = self.live.lock().unwrap_or_else(|p| p.into_inner());
         live.iter().map(|(k, _)| k.root.clone()).collect()
     }

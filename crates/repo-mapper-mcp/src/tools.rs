@@ -42,7 +42,7 @@ pub(crate) struct Tools {
 
 impl Tools {
     /// The `repo_map` tool: the map and a report, as JSON.
-    pub fn repo_map(&self, p: &RepoMapParams) -> Result<Value, ToolError> {
+    pub(crate) fn repo_map(&self, p: &RepoMapParams) -> Result<Value, ToolError> {
         let root = self.root(&p.project_root)?;
         let profile = match &p.profile {
             Some(name) => parse_profile(name).or_else(|e| fail(e.to_string()))?,
@@ -61,7 +61,7 @@ impl Tools {
     }
 
     /// The `search_identifiers` tool: matching definitions and references, as JSON.
-    pub fn search_identifiers(&self, p: &SearchParams) -> Result<Value, ToolError> {
+    pub(crate) fn search_identifiers(&self, p: &SearchParams) -> Result<Value, ToolError> {
         let root = self.root(&p.project_root)?;
         if p.query.trim().is_empty() {
             return fail("query is empty");

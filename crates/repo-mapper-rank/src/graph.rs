@@ -178,7 +178,7 @@ impl FactoredAdjacency {
 
 impl FileGraph {
     /// The graph of SPEC §6.2–§6.5 over `files` files, and its adjacency for PageRank.
-    pub fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
+    pub(crate) fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
         let fallback = !index.any_reference();
         let referenced = referenced_idents(index, fallback);
         let (nodes, node_of) = node_order(index, fallback, &referenced, files);
@@ -324,7 +324,7 @@ impl FileGraph {
     /// computed again, each as [`FileGraph::build`] computes it, so the ranks are the
     /// same to the bit. False, changing nothing, when `input`'s settings differ from the
     /// build's (then build anew).
-    pub fn reweigh(&mut self, index: &TagIndex<'_>, input: &GraphInput<'_>) -> bool {
+    pub(crate) fn reweigh(&mut self, index: &TagIndex<'_>, input: &GraphInput<'_>) -> bool {
         if input.self_edge_weight.to_bits() != self.self_edge_weight.to_bits()
             || input.exact_edge_limit != self.exact_edge_limit
             || input.chat.len() != self.chat.len()
@@ -416,17 +416,17 @@ impl FileGraph {
     }
 
     /// The `(ident, weight)` bundles of a file.
-    pub fn bundles(&self, file: u32) -> &[(u32, f64)] {
+    pub(crate) fn bundles(&self, file: u32) -> &[(u32, f64)] {
         self.bundles.get(file as usize)
     }
 
     /// The identifiers a file defines that nobody references.
-    pub fn self_idents(&self, file: u32) -> &[u32] {
+    pub(crate) fn self_idents(&self, file: u32) -> &[u32] {
         self.self_idents.get(file as usize)
     }
 
     /// A node's out-edges `(dst node, weight, ident)` in insertion order.
-    pub fn for_each_out_edge(
+    pub(crate) fn for_each_out_edge(
         &self,
         index: &TagIndex<'_>,
         u: u32,
@@ -445,7 +445,10 @@ impl FileGraph {
 
     /// Every edge `(src node, dst node, weight, ident)` in the order Aider's loops would
     /// add them (self-edges, then identifiers), for debugging and parity harnesses.
-    pub fn edges_in_insertion_order(&self, index: &TagIndex<'_>) -> Vec<(u32, u32, f64, u32)> {
+    pub(crate) fn edges_in_insertion_order(
+        &self,
+        index: &TagIndex<'_>,
+    ) -> Vec<(u32, u32, f64, u32)> {
         let mut out = Vec::new();
         for &i in index.def_order() {
             if !self.referenced[i as usize] {

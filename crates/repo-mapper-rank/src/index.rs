@@ -73,7 +73,7 @@ pub(crate) struct IndexCore {
 
 impl<'a> TagIndex<'a> {
     /// Indexes `files` in order. `skip[i]` files (duplicates) contribute nothing.
-    pub fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
+    pub(crate) fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
         let interned = Interned::build(files, skip);
         let mut builder = IndexBuilder::with_idents(interned.names.len(), files.len());
         for (fi, file) in files.iter().enumerate() {
@@ -89,7 +89,7 @@ impl<'a> TagIndex<'a> {
 
     /// The index `core` was built as, over `files` — the files it was built from, with the
     /// same tags (see [`crate::RankIndex::fits`]): names are looked up, nothing is hashed.
-    pub fn over(core: Arc<IndexCore>, files: &[FileTags<'a>]) -> TagIndex<'a> {
+    pub(crate) fn over(core: Arc<IndexCore>, files: &[FileTags<'a>]) -> TagIndex<'a> {
         let names = core
             .name_at
             .iter()
@@ -105,7 +105,7 @@ impl<'a> TagIndex<'a> {
     /// The name orders, if this index is kept between rankings (computed once per index);
     /// `None` for an index built for one ranking, where sorting every name would cost more
     /// than the tie-breaks it saves.
-    pub fn kept_orders(&self, files: &[FileTags<'_>]) -> Option<&NameOrders> {
+    pub(crate) fn kept_orders(&self, files: &[FileTags<'_>]) -> Option<&NameOrders> {
         self.kept.then(|| {
             self.core.orders.get_or_init(|| NameOrders {
                 files: name_order(files),
@@ -115,39 +115,39 @@ impl<'a> TagIndex<'a> {
     }
 
     /// The owned part, to keep.
-    pub fn core(&self) -> Arc<IndexCore> {
+    pub(crate) fn core(&self) -> Arc<IndexCore> {
         Arc::clone(&self.core)
     }
 
     /// The id of identifier `name`, if some file has it.
-    pub fn id_of(&self, name: &str) -> Option<u32> {
+    pub(crate) fn id_of(&self, name: &str) -> Option<u32> {
         self.core.lookup.find(&self.names, name)
     }
 
     /// Defined identifiers, in the order of their first definition (Aider's `defines` keys).
-    pub fn def_order(&self) -> &[u32] {
+    pub(crate) fn def_order(&self) -> &[u32] {
         &self.core.def_order
     }
 
     /// Whether any file has any reference tag (Aider's `if not references`).
-    pub fn any_reference(&self) -> bool {
+    pub(crate) fn any_reference(&self) -> bool {
         self.core.any_reference
     }
 
     /// Files defining `ident`, ascending.
-    pub fn definers(&self, ident: u32) -> &[u32] {
+    pub(crate) fn definers(&self, ident: u32) -> &[u32] {
         self.core.definers.get(ident as usize)
     }
 
     /// Where `ident`'s (identifier, definer) pairs are among all pairs.
-    pub fn definer_pairs(&self, ident: u32) -> std::ops::Range<usize> {
+    pub(crate) fn definer_pairs(&self, ident: u32) -> std::ops::Range<usize> {
         self.core.definers.range(ident as usize)
     }
 
     /// The definition tags of every (identifier, definer) pair, by pair
     /// ([`TagIndex::definer_pairs`]), if this index is kept between rankings (computed
     /// once per index: the lookups [`TagIndex::definitions`] makes per ranking).
-    pub fn kept_pair_tags(&self) -> Option<&Csr<u32>> {
+    pub(crate) fn kept_pair_tags(&self) -> Option<&Csr<u32>> {
         self.kept.then(|| {
             self.core.pair_tags.get_or_init(|| {
                 let idents = self.core.definers.keys() as u32;
@@ -164,19 +164,19 @@ impl<'a> TagIndex<'a> {
     }
 
     /// Files referencing `ident`, ascending, with their reference counts.
-    pub fn referencers(&self, ident: u32) -> &[(u32, u32)] {
+    pub(crate) fn referencers(&self, ident: u32) -> &[(u32, u32)] {
         self.core.referencers.get(ident as usize)
     }
 
     /// Which identifiers hold which word parts (built once per core).
-    pub fn part_index(&self) -> &PartIndex {
+    pub(crate) fn part_index(&self) -> &PartIndex {
         self.core
             .parts
             .get_or_init(|| PartIndex::build(&self.names))
     }
 
     /// The identifiers `file` defines, ascending, each once.
-    pub fn defined_idents(&self, file: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn defined_idents(&self, file: u32) -> impl Iterator<Item = u32> + '_ {
         let defs = self.core.file_defs.get(file as usize);
         defs.iter()
             .enumerate()
@@ -185,7 +185,7 @@ impl<'a> TagIndex<'a> {
     }
 
     /// The definition tags of `ident` in `file`, by line: indices into the file's tags.
-    pub fn definitions(&self, file: u32, ident: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn definitions(&self, file: u32, ident: u32) -> impl Iterator<Item = u32> + '_ {
         let defs = self.core.file_defs.get(file as usize);
         let lo = defs.partition_point(|d| d.ident < ident);
         let hi = defs.partition_point(|d| d.ident <= ident);

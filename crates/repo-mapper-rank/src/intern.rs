@@ -39,7 +39,7 @@ pub(crate) struct Interned<'a> {
 
 impl<'a> Interned<'a> {
     /// Interns the names of `files`; `skip[i]` files contribute none.
-    pub fn build(files: &[FileTags<'a>], skip: &[bool]) -> Interned<'a> {
+    pub(crate) fn build(files: &[FileTags<'a>], skip: &[bool]) -> Interned<'a> {
         Interned::build_in_shards(files, skip, rayon::current_num_threads().max(1))
     }
 
@@ -84,7 +84,7 @@ impl<'a> Interned<'a> {
 
     /// The ids of file `fi`'s tags, then of its counted references ([`NONE`] for names
     /// nobody defines).
-    pub fn file_ids(&self, fi: usize) -> &[u32] {
+    pub(crate) fn file_ids(&self, fi: usize) -> &[u32] {
         &self.ids[self.starts[fi]..self.starts[fi + 1]]
     }
 }
@@ -106,7 +106,7 @@ impl std::fmt::Debug for NameLookup {
 
 impl NameLookup {
     /// The id of `name` among `names` (the interner's), if some file has it.
-    pub fn find(&self, names: &[&str], name: &str) -> Option<u32> {
+    pub(crate) fn find(&self, names: &[&str], name: &str) -> Option<u32> {
         let hash = hash(name);
         let (table, first) = self.shards.get(shard_of(hash, self.shards.len()))?;
         table

@@ -504,7 +504,7 @@ pub(crate) mod test_support {
 
     use super::*;
 
-    pub fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
+    pub(crate) fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
         Tag {
             rel_fname: Arc::from(file),
             fname: Arc::from(Path::new("/repo").join(file).as_path()),
@@ -519,15 +519,15 @@ pub(crate) mod test_support {
         }
     }
 
-    pub fn def(file: &str, line: i32, name: &str) -> Tag {
+    pub(crate) fn def(file: &str, line: i32, name: &str) -> Tag {
         tag(file, line, name, TagKind::Def)
     }
 
-    pub fn refr(file: &str, line: i32, name: &str) -> Tag {
+    pub(crate) fn refr(file: &str, line: i32, name: &str) -> Tag {
         tag(file, line, name, TagKind::Ref)
     }
 
-    pub fn file<'a>(rel: &'a str, tags: &'a [Tag], chat: bool) -> FileTags<'a> {
+    pub(crate) fn file<'a>(rel: &'a str, tags: &'a [Tag], chat: bool) -> FileTags<'a> {
         FileTags::new(rel, tags).with_chat(chat)
     }
 }

@@ -23,7 +23,7 @@ pub(crate) struct Anchors<'a> {
 impl<'a> Anchors<'a> {
     /// Resolves the request's anchors in SPEC order (files, identifiers, scoped); `weight`
     /// is `personalize × anchor_weight_multiplier`.
-    pub fn resolve(
+    pub(crate) fn resolve(
         request: &RankRequest<'a>,
         files: &[FileTags<'a>],
         index: &TagIndex<'_>,

@@ -307,7 +307,7 @@ pub(crate) struct PartIndex(Vec<(u64, u32)>);
 
 impl PartIndex {
     /// Indexes `names` (by id), in parallel.
-    pub fn build(names: &[&str]) -> PartIndex {
+    pub(crate) fn build(names: &[&str]) -> PartIndex {
         let mut pairs: Vec<(u64, u32)> = names
             .par_iter()
             .enumerate()
@@ -324,7 +324,7 @@ impl PartIndex {
     }
 
     /// The identifiers whose names hold `part`, or a part of the same hash, ascending.
-    pub fn names_with(&self, part: &str) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn names_with(&self, part: &str) -> impl Iterator<Item = u32> + '_ {
         let h = part_hash(part);
         let lo = self.0.partition_point(|&(x, _)| x < h);
         let hi = self.0.partition_point(|&(x, _)| x <= h);

@@ -36,7 +36,7 @@ fn bare<'a>(stage: Stage, rel_fname: &'a str, rank: Option<f64>) -> RankedEntry<
 }
 
 impl<'a> RankedList<'a> {
-    pub fn new(files: usize) -> Self {
+    pub(crate) fn new(files: usize) -> Self {
         RankedList {
             entries: Vec::new(),
             included: vec![false; files],
@@ -45,7 +45,7 @@ impl<'a> RankedList<'a> {
 
     /// Stage 1 (§7.5 steps 2–3): the definition tags of each (file, identifier) in
     /// `def_ranks` order, chat files left out.
-    pub fn list_definitions(
+    pub(crate) fn list_definitions(
         &mut self,
         files: &[FileTags<'a>],
         index: &TagIndex<'a>,
@@ -77,7 +77,7 @@ impl<'a> RankedList<'a> {
 
     /// Stage 2 (§7.5 step 4): graph nodes by PageRank (ties: name descending), unless
     /// stage 1 lists them. `file_ord` is each file's position in name order.
-    pub fn list_graph_files(
+    pub(crate) fn list_graph_files(
         &mut self,
         graph: &FileGraph,
         nodes: &[&'a str],
@@ -100,7 +100,11 @@ impl<'a> RankedList<'a> {
     }
 
     /// Stage 3 (§7.5 step 5): other files never in the graph, sorted (Aider: set order).
-    pub fn list_other_files(&mut self, others: &[&'a str], file_ranks: &HashMap<&'a str, f64>) {
+    pub(crate) fn list_other_files(
+        &mut self,
+        others: &[&'a str],
+        file_ranks: &HashMap<&'a str, f64>,
+    ) {
         let mut rest: Vec<&'a str> = others
             .iter()
             .copied()
@@ -113,7 +117,7 @@ impl<'a> RankedList<'a> {
     }
 
     /// §7.5 step 6: bare files ranked at most [`EXCLUDE_UNRANKED_THRESHOLD`] leave.
-    pub fn exclude_unranked(&mut self) {
+    pub(crate) fn exclude_unranked(&mut self) {
         self.entries.retain(|e| match e.item {
             RankedItem::Def { .. } => true,
             RankedItem::File { rank, .. } => rank.unwrap_or(0.0) > EXCLUDE_UNRANKED_THRESHOLD,
@@ -122,7 +126,7 @@ impl<'a> RankedList<'a> {
 
     /// Stage 0 (§8.2): the important other files without definition entries, in path
     /// order, at the front (see [`Stage::Important`] for the dialects).
-    pub fn prepend_important_files(
+    pub(crate) fn prepend_important_files(
         &mut self,
         files: &[FileTags<'a>],
         others: &[&'a str],
@@ -189,7 +193,7 @@ impl<'a> RankedList<'a> {
 
     /// §7.1b: every entry of an anchor file moves to the front, in list order; an anchor
     /// file without entries gets a bare one, in anchor order, before them.
-    pub fn move_anchors_to_front(
+    pub(crate) fn move_anchors_to_front(
         &mut self,
         forced: &[&'a str],
         file_ranks: &HashMap<&'a str, f64>,

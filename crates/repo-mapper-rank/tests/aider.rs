@@ -9,6 +9,8 @@
 //! from ours in the last bits: ranks are compared to 1e-12 relative, orders up to swaps of
 //! entries whose ranks are that close, stage 3 (a Python set in Aider) as a set.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;

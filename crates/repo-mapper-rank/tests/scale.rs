@@ -4,6 +4,8 @@
 //! cargo test --release -p repo-mapper-rank --test scale -- --ignored --nocapture
 //! ```
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;

@@ -12,6 +12,8 @@
 //! * a warm scan with every file cached: stat + lookup + decode, no parsing;
 //! * the store's size on disk against the source bytes it covers.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -64,7 +64,7 @@ fn note_bits(note: Option<Note>) -> u8 {
 }
 
 /// The note an entry carries (`None` for a complete entry or one not in this format).
-pub fn decode_note(entry: &[u8]) -> Option<Note> {
+pub(crate) fn decode_note(entry: &[u8]) -> Option<Note> {
     decode_key(entry)?;
     match (entry[1] >> NOTE_SHIFT) & 7 {
         1 => Some(Note::NotUtf8),
@@ -92,7 +92,7 @@ pub struct FileKey {
 const HEADER_LEN: usize = 1 + 1 + 12 + 12 + 8 + 8 + 32;
 
 /// Encodes a file's key, tags, note and code words.
-pub fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Terms) -> Vec<u8> {
+pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Terms) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 4);
     out.push(FORMAT);
     out.push(u8::from(key.racy) | note_bits(note));
@@ -200,7 +200,7 @@ impl<'a> StringTable<'a> {
 }
 
 /// Replaces the key of an encoded entry, leaving its tags and note as they are.
-pub fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
+pub(crate) fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
     if entry.len() >= HEADER_LEN {
         let header = encode(key, &[], decode_note(&entry), &Terms::default());
         entry[..HEADER_LEN].copy_from_slice(&header[..HEADER_LEN]);
@@ -209,7 +209,7 @@ pub fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
 }
 
 /// Decodes the key of an entry; `None` if the entry is not in this format.
-pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
+pub(crate) fn decode_key(entry: &[u8]) -> Option<FileKey> {
     if entry.len() < HEADER_LEN || entry[0] != FORMAT {
         return None;
     }
@@ -238,7 +238,11 @@ pub fn decode_key(entry: &[u8]) -> Option<FileKey> {
 /// `None` if the entry is damaged. Scans use [`decode_counted`]; this full form checks that
 /// the layout keeps every tag.
 #[cfg(test)]
-pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Option<Vec<Tag>> {
+pub(crate) fn decode_tags(
+    entry: &[u8],
+    rel_fname: &Arc<str>,
+    fname: &Arc<Path>,
+) -> Option<Vec<Tag>> {
     let mut tags = Vec::new();
     let (_, end) = walk_tags(entry, |t, strings| {
         let tag = t.to_tag(strings, rel_fname, fname);
@@ -250,7 +254,7 @@ pub fn decode_tags(entry: &[u8], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Opt
 
 /// Decodes an entry as a map uses it: the definition tags, the references counted per
 /// name (no reference becomes a [`Tag`]); `None` if the entry is damaged.
-pub fn decode_counted(
+pub(crate) fn decode_counted(
     entry: &[u8],
     rel_fname: &Arc<str>,
     fname: &Arc<Path>,

@@ -10,6 +10,8 @@
 //! yields for each file as repo-mapper replays it (`== FILE` then the names; `== FILE (not
 //! replayed)` when it cannot be, `== FILE (no language)` for a file the aider dialect skips).
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -9,6 +9,8 @@
 //! (parse, tag query or walk, identifier fallback). Neither pass touches the disk, so the
 //! first is what no cold run can beat without parsing less.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,6 +1,8 @@
 //! Splits extraction time into parsing and querying for one file:
 //! `cargo run --release -p repo-mapper-tags --example parse_speed -- FILE [REPEAT]`.
 
+#![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;

@@ -508,6 +508,7 @@ const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 /// The flag is set when the groups are incomplete: the deadline stopped the query (the
 /// groups hold what came before), or a match had more captures than tree-sitter's cursor
 /// can count ([`WrapWatch`]: the groups lack that match's captures past the count).
+#[allow(unsafe_code)] // the raw cursor that the deadline callback winds down
 fn captures_by_name<'t>(
     query: &'static TagQuery,
     root: Node<'t>,
@@ -633,6 +634,7 @@ impl WrapWatch {
 /// `raw` is a live query cursor that nothing else is using at the time, between two steps
 /// of tree-sitter's (its progress callback returns right after), and `query` the live
 /// query it runs.
+#[allow(unsafe_code)]
 unsafe fn stop_cursor(
     raw: *mut tree_sitter::ffi::TSQueryCursor,
     query: *const tree_sitter::ffi::TSQuery,
@@ -703,6 +705,7 @@ fn row_to_line(row: usize) -> i32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::print_stderr)] // the corpus tests print what they covered
 mod tests {
     use super::*;
 

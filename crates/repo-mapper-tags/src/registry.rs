@@ -9,6 +9,9 @@
 //!
 //! Queries compile once per process, on first use.
 
+// Queries are compiled through tree-sitter's C API and shared across threads.
+#![allow(unsafe_code)]
+
 use std::sync::OnceLock;
 
 use tree_sitter::Query;

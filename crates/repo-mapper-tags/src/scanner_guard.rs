@@ -16,6 +16,9 @@
 //! share a prefix). A grammar of any other ABI, or whose copy does not read back the same
 //! counts through tree-sitter's own accessors, is left unguarded.
 
+// Wrapping C scanners' serialize functions is FFI.
+#![allow(unsafe_code)]
+
 use std::cell::RefCell;
 use std::ffi::{c_char, c_uint, c_void};
 use std::mem::{MaybeUninit, offset_of, size_of};

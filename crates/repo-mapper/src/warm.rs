@@ -86,7 +86,7 @@ pub(crate) struct WarmIndex {
 
 impl WarmIndex {
     /// The kept index if it fits `files` (tagged by `tags`), else a new one, kept.
-    pub fn for_files(
+    pub(crate) fn for_files(
         &mut self,
         files: &[FileTags<'_>],
         tags: &[Arc<CountedTags>],
@@ -121,7 +121,7 @@ pub(crate) struct Split {
 impl WarmTags {
     /// Starts a computation: finds the files (stamped as the root guard just saw them)
     /// whose kept tags still hold, and marks them asked for.
-    pub fn split(&mut self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
+    pub(crate) fn split(&mut self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
         let started = SystemTime::now();
         self.generation += 1;
         let generation = self.generation;
@@ -147,7 +147,7 @@ impl WarmTags {
     /// Every file's tags: kept ones and those just `read` (for `split.to_read`, in that
     /// order), remembering what can be trusted next time; forgets the files no
     /// computation asked for in [`KEPT_COMPUTATIONS`].
-    pub fn merge(
+    pub(crate) fn merge(
         &mut self,
         files: &[(PathBuf, String)],
         split: Split,

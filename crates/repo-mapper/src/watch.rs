@@ -39,7 +39,7 @@ pub(crate) struct Watch {
 impl Watch {
     /// Watches `root` and every directory between it and the parent of each of `files`;
     /// `None` when that is not possible (not Linux, out of inotify watches, an error).
-    pub fn over<'p>(root: &Path, files: impl Iterator<Item = &'p Path>) -> Option<Watch> {
+    pub(crate) fn over<'p>(root: &Path, files: impl Iterator<Item = &'p Path>) -> Option<Watch> {
         let mut watched: HashSet<PathBuf> = HashSet::new();
         watched.insert(root.to_path_buf());
         for file in files {
@@ -92,7 +92,7 @@ impl Watch {
 
     /// The changes queued since the last call; `is_listed` says which files matter.
     #[cfg(target_os = "linux")]
-    pub fn changes(&mut self, is_listed: impl Fn(&Path) -> bool) -> Changes {
+    pub(crate) fn changes(&mut self, is_listed: impl Fn(&Path) -> bool) -> Changes {
         use rustix::fs::inotify::Reader;
         use std::mem::MaybeUninit;
         let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];

@@ -3,6 +3,9 @@
 //! cache and the render contexts were bounded, every distinct request kept its map and
 //! report for the life of the session.
 
+#![allow(unsafe_code)] // the counting global allocator
+#![allow(clippy::print_stderr)] // prints what it measured
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicIsize, Ordering};

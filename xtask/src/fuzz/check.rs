@@ -18,11 +18,11 @@ use repo_mapper_tags::{
 };
 
 /// The time limit each extraction and each render parse gets unless told otherwise.
-pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_millis(1000);
+pub(super) const DEFAULT_TIME_LIMIT: Duration = Duration::from_millis(1000);
 
 /// The most one step may take under `limit`: three times the limit plus two seconds, for
 /// the work outside the bounded parse and query and for a loaded machine.
-pub fn step_bound(limit: Duration) -> Duration {
+pub(super) fn step_bound(limit: Duration) -> Duration {
     limit
         .saturating_mul(3)
         .saturating_add(Duration::from_secs(2))
@@ -30,7 +30,7 @@ pub fn step_bound(limit: Duration) -> Duration {
 
 /// What one input cost and whether it failed.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(super) struct Outcome {
     /// Every step run, with its time.
     pub steps: Vec<(String, Duration)>,
     /// Panics and over-long steps, one line each.
@@ -43,7 +43,7 @@ pub struct Outcome {
 
 impl Outcome {
     /// The slowest step and its time.
-    pub fn slowest(&self) -> Option<(&str, Duration)> {
+    pub(super) fn slowest(&self) -> Option<(&str, Duration)> {
         let slowest = self.steps.iter().max_by_key(|(_, took)| *took)?;
         Some((slowest.0.as_str(), slowest.1))
     }
@@ -89,12 +89,12 @@ impl Steps<'_> {
 /// Steps: `source_from_bytes`; `extract_source_within` in each dialect; the rendering of
 /// each dialect's tag lines (and a few out-of-range lines) from the text the renderer
 /// builds from the bytes; and, for text holding `\r`, a rendering of the raw text.
-pub fn check(lang: Language, file_name: &str, bytes: &[u8], limit: Duration) -> Outcome {
+pub(super) fn check(lang: Language, file_name: &str, bytes: &[u8], limit: Duration) -> Outcome {
     check_telling(lang, file_name, bytes, limit, &|_| {})
 }
 
 /// [`check`], calling `on_step` with each step's name as it starts (for a watchdog).
-pub fn check_telling(
+pub(super) fn check_telling(
     lang: Language,
     file_name: &str,
     bytes: &[u8],
@@ -134,7 +134,7 @@ pub fn check_telling(
 /// Runs `bytes` through every step once, unjudged. A language's first extraction in a
 /// process compiles its queries, and the aider dialect's first fallback loads pygments'
 /// tables: once-per-process costs (seconds, unoptimised) no input should be charged.
-pub fn warm_up(lang: Language, file_name: &str, bytes: &[u8]) {
+pub(super) fn warm_up(lang: Language, file_name: &str, bytes: &[u8]) {
     let _ = check(lang, file_name, bytes, Limits::default().time_per_file);
     // A definition and no reference: the aider dialect's fallback replays pygments.
     let _ = check(
@@ -147,7 +147,7 @@ pub fn warm_up(lang: Language, file_name: &str, bytes: &[u8]) {
 
 /// [`warm_up`] with the first sample of `lang` under `samples_dir` (`fixtures/languages/`),
 /// if there is one.
-pub fn warm_up_language(lang: Language, samples_dir: &Path) {
+pub(super) fn warm_up_language(lang: Language, samples_dir: &Path) {
     let dir = samples_dir.join(lang.name());
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -220,7 +220,7 @@ thread_local! {
 
 /// Replaces the panic hook with one that prints nothing and records where a panic
 /// happened, so a caught panic is reported once, with its location, by [`check`].
-pub fn record_panic_locations() {
+pub(super) fn record_panic_locations() {
     panic::set_hook(Box::new(|info| {
         let at = info
             .location()
@@ -245,6 +245,6 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// The language of a saved input, from its file name: `<language>-<hash>.<ext>`.
-pub fn regression_language(file_name: &str) -> Option<Language> {
+pub(super) fn regression_language(file_name: &str) -> Option<Language> {
     Language::from_name(file_name.split_once('-')?.0)
 }

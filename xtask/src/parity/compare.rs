@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 /// One `repo-mapper --format json` run.
 #[derive(Debug, Clone)]
-pub struct OursRun {
+pub(super) struct OursRun {
     /// The whole output but its `timings` (which measure the run, so differ between
     /// runs), for the determinism check.
     pub raw: String,
@@ -20,7 +20,7 @@ pub struct OursRun {
 }
 
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(super) struct Entry {
     pub file: String,
     pub ident: Option<String>,
     pub line: Option<i64>,
@@ -30,7 +30,7 @@ pub struct Entry {
 }
 
 impl OursRun {
-    pub fn parse(raw: String) -> Result<OursRun> {
+    pub(super) fn parse(raw: String) -> Result<OursRun> {
         let v: Value = serde_json::from_str(&raw).context("repo-mapper printed no JSON")?;
         let entries = v["entries"]
             .as_array()
@@ -76,7 +76,7 @@ fn without_timings(raw: &str) -> String {
 
 /// What the driver computed for one scenario.
 #[derive(Debug, Clone)]
-pub struct AiderRun {
+pub(super) struct AiderRun {
     pub map: Option<String>,
     /// The exception that escaped `get_repo_map`, if any.
     pub error: Option<String>,
@@ -89,18 +89,18 @@ pub struct AiderRun {
 }
 
 /// One file's tags as the driver writes them: (1-based line, kind, name).
-pub type AiderTags = Vec<(i64, String, String)>;
+pub(super) type AiderTags = Vec<(i64, String, String)>;
 
 /// One driver process: the comparator tuple, the tags, the scenarios.
 #[derive(Debug, Clone)]
-pub struct AiderOutput {
+pub(super) struct AiderOutput {
     pub comparator: Value,
     pub tags: Option<BTreeMap<String, AiderTags>>,
     pub scenarios: BTreeMap<String, AiderRun>,
 }
 
 impl AiderOutput {
-    pub fn parse(text: &str) -> Result<AiderOutput> {
+    pub(super) fn parse(text: &str) -> Result<AiderOutput> {
         let v: Value = serde_json::from_str(text).context("the driver wrote no JSON")?;
         let tags = v["tags"].as_object().map(|o| {
             o.iter()
@@ -185,7 +185,7 @@ fn float_map(v: &Value) -> BTreeMap<String, f64> {
 
 /// The only normalisations allowed: line endings, and path separators in file headers.
 /// (Stage 3's order needs none in the text: `to_tree` sorts its entries by file.)
-pub fn normalise_map(text: Option<&str>, files: &HashSet<&str>) -> String {
+pub(super) fn normalise_map(text: Option<&str>, files: &HashSet<&str>) -> String {
     let Some(text) = text else {
         return String::new();
     };
@@ -206,7 +206,7 @@ pub fn normalise_map(text: Option<&str>, files: &HashSet<&str>) -> String {
 
 /// The first differing line of two maps (1-based), with both lines and the file section
 /// it falls in.
-pub fn first_difference(ours: &str, theirs: &str, files: &HashSet<&str>) -> Option<Value> {
+pub(super) fn first_difference(ours: &str, theirs: &str, files: &HashSet<&str>) -> Option<Value> {
     let a: Vec<&str> = ours.split('\n').collect();
     let b: Vec<&str> = theirs.split('\n').collect();
     let i = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i))?;
@@ -227,7 +227,7 @@ pub fn first_difference(ours: &str, theirs: &str, files: &HashSet<&str>) -> Opti
 }
 
 /// |a − b| / max(|a|, |b|); 0 when equal.
-pub fn rel_err(a: f64, b: f64) -> f64 {
+pub(super) fn rel_err(a: f64, b: f64) -> f64 {
     if a == b {
         0.0
     } else {
@@ -237,7 +237,7 @@ pub fn rel_err(a: f64, b: f64) -> f64 {
 
 /// Largest relative error over the union of two keyed value sets; a key missing on one
 /// side counts as error 1.
-pub fn max_rel_err<K: Ord + Clone + std::fmt::Debug>(
+pub(super) fn max_rel_err<K: Ord + Clone + std::fmt::Debug>(
     ours: &BTreeMap<K, f64>,
     theirs: &BTreeMap<K, f64>,
 ) -> (f64, Option<Value>, usize) {
@@ -263,7 +263,7 @@ pub fn max_rel_err<K: Ord + Clone + std::fmt::Debug>(
 }
 
 /// Our per-(file, identifier) ranks: the definition entries (chat files are not listed).
-pub fn our_def_ranks(run: &OursRun) -> BTreeMap<(String, String), f64> {
+pub(super) fn our_def_ranks(run: &OursRun) -> BTreeMap<(String, String), f64> {
     run.entries
         .iter()
         .filter(|e| e.stage == "definition")
@@ -273,7 +273,7 @@ pub fn our_def_ranks(run: &OursRun) -> BTreeMap<(String, String), f64> {
 
 /// Aider's per-(file, identifier) ranks without the chat files (whose definitions it does
 /// not list either).
-pub fn aider_def_ranks(run: &AiderRun, chat: &[String]) -> BTreeMap<(String, String), f64> {
+pub(super) fn aider_def_ranks(run: &AiderRun, chat: &[String]) -> BTreeMap<(String, String), f64> {
     // Only (file, identifier) pairs with a definition tag in the ranked list are listed.
     let listed: HashSet<(&str, &str)> = run
         .ranked
@@ -289,7 +289,7 @@ pub fn aider_def_ranks(run: &AiderRun, chat: &[String]) -> BTreeMap<(String, Str
 
 /// The ranked files, in order of first appearance in the definition and graph-file stages,
 /// chat files excluded.
-pub fn our_top_files(run: &OursRun, chat: &[String]) -> Vec<String> {
+pub(super) fn our_top_files(run: &OursRun, chat: &[String]) -> Vec<String> {
     let mut seen = BTreeSet::new();
     run.entries
         .iter()
@@ -302,7 +302,7 @@ pub fn our_top_files(run: &OursRun, chat: &[String]) -> Vec<String> {
 
 /// The same for Aider: its ranked list, restricted to graph nodes (stage 3, the files
 /// outside the graph, has no order).
-pub fn aider_top_files(run: &AiderRun, chat: &[String]) -> Vec<String> {
+pub(super) fn aider_top_files(run: &AiderRun, chat: &[String]) -> Vec<String> {
     let mut seen = BTreeSet::new();
     run.ranked
         .iter()
@@ -315,7 +315,7 @@ pub fn aider_top_files(run: &AiderRun, chat: &[String]) -> Vec<String> {
 
 /// Seed gate A1: Jaccard of the top-K files (K = 30, or the number of eligible files when
 /// fewer) and Spearman's rho over the shared ones (None when fewer than 3 are shared).
-pub fn a1(ours: &[String], theirs: &[String]) -> (usize, f64, Option<f64>) {
+pub(super) fn a1(ours: &[String], theirs: &[String]) -> (usize, f64, Option<f64>) {
     let k = 30.min(ours.len().max(theirs.len()));
     if k == 0 {
         return (0, 1.0, None);
@@ -352,14 +352,14 @@ pub fn a1(ours: &[String], theirs: &[String]) -> (usize, f64, Option<f64>) {
 /// One file's tags compared: exact multiset, distinct tags, distinct tags without the
 /// fallback references (line −1), and the first difference.
 #[derive(Debug, Clone)]
-pub struct TagCompare {
+pub(super) struct TagCompare {
     pub exact: bool,
     pub distinct: bool,
     pub distinct_no_fallback: bool,
     pub first_diff: Option<String>,
 }
 
-pub fn compare_tags(ours: &[Tag], theirs: &[(i64, String, String)]) -> TagCompare {
+pub(super) fn compare_tags(ours: &[Tag], theirs: &[(i64, String, String)]) -> TagCompare {
     let a: Vec<(i64, String, String)> = ours
         .iter()
         .map(|t| {

@@ -25,14 +25,14 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use compare::{AiderOutput, OursRun};
-pub use repos::RepoSpec;
+pub(crate) use repos::RepoSpec;
 use repos::{Repo, Scenario};
 
-pub const PROFILES: [&str; 2] = ["aider", "default"];
+pub(crate) const PROFILES: [&str; 2] = ["aider", "default"];
 
 /// Command-line options.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub gate: bool,
     pub corpus: bool,
     pub only: Vec<String>,
@@ -101,7 +101,7 @@ enum Job {
     },
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let opts = parse(args)?;
     let started = Instant::now();
     let specs = if opts.corpus {

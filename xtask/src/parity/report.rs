@@ -20,7 +20,7 @@ const MIN_SPEARMAN: f64 = 0.80;
 const MAX_RANK_ERR: f64 = 1e-9;
 
 /// Everything the tools produced for one repository.
-pub struct Measured<'a> {
+pub(super) struct Measured<'a> {
     pub repo: &'a Repo,
     /// One per fixed-Aider process (hash seed); the first is the reference.
     pub fixed: Vec<AiderOutput>,
@@ -484,7 +484,7 @@ fn gate(sum: &Summary) -> Vec<String> {
 }
 
 /// Prints the table, writes the artifact; returns whether the gate passes.
-pub fn report(
+pub(super) fn report(
     measured: &[Measured<'_>],
     counts: &BTreeMap<String, (f64, f64)>,
     opts: &Options,

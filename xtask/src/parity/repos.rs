@@ -13,7 +13,7 @@ use crate::workspace_root;
 
 /// A repository to measure.
 #[derive(Debug, Clone)]
-pub struct RepoSpec {
+pub(crate) struct RepoSpec {
     /// Short name, used in the table and the artifact.
     pub name: String,
     /// The root both tools map.
@@ -25,7 +25,7 @@ pub struct RepoSpec {
 }
 
 /// The fixture repositories of `cargo xtask parity` (without `--corpus`).
-pub fn fixtures() -> Vec<RepoSpec> {
+pub(super) fn fixtures() -> Vec<RepoSpec> {
     let root = workspace_root().join("fixtures");
     let spec = |name: &str, dir: &str, gated: bool, why: &str| RepoSpec {
         name: name.to_owned(),
@@ -54,7 +54,7 @@ pub fn fixtures() -> Vec<RepoSpec> {
 
 /// One scenario: a budget, and chat file / mentioned identifier / context window.
 #[derive(Debug, Clone)]
-pub struct Scenario {
+pub(super) struct Scenario {
     pub id: String,
     pub max_tokens: usize,
     pub max_context_window: Option<usize>,
@@ -67,14 +67,14 @@ pub struct Scenario {
 /// `tree_sitter.QueryError` escapes `RepoMap.get_repo_map` (docs/parity.md T4). Such files
 /// are left out of both tools' file list (and counted in the report): with one in the list
 /// Aider has no map to compare with.
-pub const AIDER_RAISES: [&str; 1] = ["julia"];
+pub(super) const AIDER_RAISES: [&str; 1] = ["julia"];
 
-pub const BUDGETS: [usize; 3] = [1024, 2048, 4096];
-pub const CONTEXT_WINDOW: usize = 16384;
+pub(super) const BUDGETS: [usize; 3] = [1024, 2048, 4096];
+pub(super) const CONTEXT_WINDOW: usize = 16384;
 
 /// A repository ready to measure: its files, their hash, our tags, the scenarios.
 #[derive(Debug)]
-pub struct Repo {
+pub(super) struct Repo {
     pub spec: RepoSpec,
     /// Every file, relative to the root, `/`-separated, sorted.
     pub files: Vec<String>,
@@ -90,7 +90,7 @@ pub struct Repo {
 }
 
 impl Repo {
-    pub fn load(spec: RepoSpec) -> Result<Repo> {
+    pub(super) fn load(spec: RepoSpec) -> Result<Repo> {
         let root = spec
             .root
             .canonicalize()
@@ -150,7 +150,7 @@ impl Repo {
 }
 
 /// Every regular file under `root` (hidden directories skipped), relative, sorted.
-pub fn list_files(root: &Path) -> Result<Vec<String>> {
+pub(super) fn list_files(root: &Path) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut stack = vec![PathBuf::new()];
     while let Some(rel_dir) = stack.pop() {
@@ -183,7 +183,7 @@ fn tree_hash(root: &Path, files: &[String]) -> Result<String> {
     Ok(hex(&Sha256::digest(listing.as_bytes())))
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         write!(s, "{b:02x}").expect("writing to a String");

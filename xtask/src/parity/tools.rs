@@ -9,22 +9,22 @@ use anyhow::{Context, Result, bail, ensure};
 
 use crate::{python, workspace_root};
 
-pub const AIDER: &str = "aider-chat==0.86.2";
+pub(crate) const AIDER: &str = "aider-chat==0.86.2";
 
 /// `target/parity/`: the virtual environment, work files and artifacts.
-pub fn parity_dir() -> PathBuf {
+pub(crate) fn parity_dir() -> PathBuf {
     workspace_root().join("target").join("parity")
 }
 
 /// The virtual environment's Python, creating the environment and installing aider-chat
 /// when missing (reused when present).
-pub fn venv_python() -> Result<PathBuf> {
+pub(crate) fn venv_python() -> Result<PathBuf> {
     venv_with(&parity_dir().join("venv"), AIDER)
 }
 
 /// The Python of the virtual environment `venv`, made and given the pip requirement
 /// `spec` when missing (a marker file remembers what was installed; reused when present).
-pub fn venv_with(venv: &Path, spec: &str) -> Result<PathBuf> {
+pub(crate) fn venv_with(venv: &Path, spec: &str) -> Result<PathBuf> {
     let py = venv.join("bin").join("python");
     let ready = venv.join(".installed");
     if py.exists() && std::fs::read_to_string(&ready).is_ok_and(|s| s == spec) {
@@ -56,7 +56,7 @@ pub fn venv_with(venv: &Path, spec: &str) -> Result<PathBuf> {
     Ok(py)
 }
 
-pub fn driver_script() -> PathBuf {
+pub(crate) fn driver_script() -> PathBuf {
     workspace_root()
         .join("xtask")
         .join("python")
@@ -64,7 +64,7 @@ pub fn driver_script() -> PathBuf {
 }
 
 /// Runs the driver: `job` and `out` are JSON files; `seed` is PYTHONHASHSEED.
-pub fn run_driver(py: &Path, job: &Path, out: &Path, seed: u32, log: &Path) -> Result<()> {
+pub(crate) fn run_driver(py: &Path, job: &Path, out: &Path, seed: u32, log: &Path) -> Result<()> {
     let log_file = std::fs::File::create(log)?;
     let status = Command::new(py)
         .arg(driver_script())
@@ -91,7 +91,7 @@ pub fn run_driver(py: &Path, job: &Path, out: &Path, seed: u32, log: &Path) -> R
 }
 
 /// Builds `repo-mapper` (release) and returns the binary's path.
-pub fn build_cli() -> Result<PathBuf> {
+pub(crate) fn build_cli() -> Result<PathBuf> {
     eprintln!("parity: cargo build --release -p repo-mapper-cli");
     let mut child = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(workspace_root())
@@ -129,7 +129,7 @@ pub fn build_cli() -> Result<PathBuf> {
 }
 
 /// Our commit, with `+dirty` when the work tree differs from it.
-pub fn our_commit() -> String {
+pub(crate) fn our_commit() -> String {
     let git = |args: &[&str]| {
         Command::new("git")
             .current_dir(workspace_root())

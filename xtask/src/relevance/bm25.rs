@@ -27,7 +27,7 @@ const BINARY_PROBE: usize = 8192;
 
 /// Words dropped from messages and files alike: English function words and the verbs
 /// commit subjects start with. Short on purpose, and sorted (binary search).
-pub const STOP_WORDS: &[&str] = &[
+pub(super) const STOP_WORDS: &[&str] = &[
     "a", "about", "add", "added", "adds", "after", "all", "also", "an", "and", "any", "are", "as",
     "at", "be", "been", "before", "but", "by", "can", "change", "changed", "changes", "do", "does",
     "fix", "fixed", "fixes", "for", "from", "has", "have", "if", "in", "into", "is", "it", "its",
@@ -52,7 +52,7 @@ fn keep(token: &str) -> bool {
 /// The parts of one identifier, lowercased: split at `_`, at a lower-to-upper step
 /// (`parseURL` → `parse`, `url`), before the last capital of a capital run followed by a
 /// lowercase letter (`URLJson` → `url`, `json`), and between digits and letters.
-pub fn parts(word: &str) -> Vec<String> {
+pub(super) fn parts(word: &str) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
     let mut out = Vec::new();
     let mut current = String::new();
@@ -80,7 +80,7 @@ pub fn parts(word: &str) -> Vec<String> {
 /// The code-aware tokens of `text`, in order: each word lowercased whole, then its
 /// [`parts`] that differ from it (`parseURL2Json` → `parseurl2json`, `parse`, `url`,
 /// `json`), kept tokens only.
-pub fn tokens(text: &str) -> Vec<String> {
+pub(super) fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in text.split(|c: char| !is_word(c)).filter(|w| !w.is_empty()) {
         let whole = word.to_lowercase();
@@ -103,7 +103,7 @@ struct Doc {
 }
 
 /// The BM25 index of one task's files at the parent, shared by both scenarios.
-pub struct Index {
+pub(super) struct Index {
     vocab: HashMap<String, u32>,
     /// Documents containing each term, by term id.
     df: Vec<u32>,
@@ -113,13 +113,13 @@ pub struct Index {
 
 impl Index {
     /// Indexes `files` (paths relative to `root`) as they are on disk.
-    pub fn build(root: &Path, files: &[String]) -> Index {
+    pub(super) fn build(root: &Path, files: &[String]) -> Index {
         let texts = files.iter().map(|f| (f.as_str(), indexed_text(root, f)));
         Index::from_texts(texts)
     }
 
     /// Indexes `(path, text)` pairs: the document is the text, then the path.
-    pub fn from_texts<'a>(texts: impl Iterator<Item = (&'a str, String)>) -> Index {
+    pub(super) fn from_texts<'a>(texts: impl Iterator<Item = (&'a str, String)>) -> Index {
         let mut index = Index {
             vocab: HashMap::new(),
             df: Vec::new(),
@@ -151,7 +151,7 @@ impl Index {
     }
 
     /// Each file's BM25 score for `message`, in index order.
-    pub fn scores(&self, message: &str) -> Vec<f64> {
+    pub(super) fn scores(&self, message: &str) -> Vec<f64> {
         let n = self.docs.len() as f64;
         let query: Vec<(u32, f64)> = tokens(message)
             .iter()
@@ -177,7 +177,7 @@ impl Index {
     }
 
     /// The files ranked for `message`, best first (ties by path), `chat` left out.
-    pub fn rank(&self, message: &str, chat: &[String]) -> Vec<String> {
+    pub(super) fn rank(&self, message: &str, chat: &[String]) -> Vec<String> {
         let scores = self.scores(message);
         let mut ranked: Vec<(f64, &str)> = self
             .docs
@@ -192,7 +192,7 @@ impl Index {
 
     /// bm25's answer for one scenario: the ranked files, no map. The time is the query's
     /// on the built index (the index is built once per task, as ours keeps a warm session).
-    pub fn answer(&self, message: &str, chat: &[String]) -> Answer {
+    pub(super) fn answer(&self, message: &str, chat: &[String]) -> Answer {
         let start = Instant::now();
         let order = self.rank(message, chat);
         Answer {

@@ -28,7 +28,7 @@ use super::history::{Task, git};
 
 /// One definition a commit changed, as our tags name it at the parent.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Definition {
+pub(super) struct Definition {
     /// The file, relative to the repository root.
     pub file: String,
     /// The defined name.
@@ -41,7 +41,7 @@ pub struct Definition {
 
 /// The definitions `task`'s commit changed in its modified files, read from the work
 /// tree (which must hold the parent), in (file, line, name) order, each once.
-pub fn changed_definitions(dir: &Path, task: &Task) -> Result<Vec<Definition>> {
+pub(super) fn changed_definitions(dir: &Path, task: &Task) -> Result<Vec<Definition>> {
     let mut args = vec![
         "diff",
         "-U0",
@@ -80,7 +80,7 @@ pub fn changed_definitions(dir: &Path, task: &Task) -> Result<Vec<Definition>> {
 
 /// The old-side lines each file's hunks change, from `git diff -U0` output: every line of
 /// `-a,b` when b > 0; when b = 0 (a pure insertion after line a), line a itself.
-pub fn changed_old_lines(diff: &str) -> BTreeMap<String, Vec<u32>> {
+pub(super) fn changed_old_lines(diff: &str) -> BTreeMap<String, Vec<u32>> {
     let mut out: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     let mut file: Option<String> = None;
     for line in diff.lines() {
@@ -108,7 +108,7 @@ pub fn changed_old_lines(diff: &str) -> BTreeMap<String, Vec<u32>> {
 /// (line, name) order, each (name, line) once with the sub-kind of its first tag: for
 /// each changed line, every definition on the greatest definition line at or before it,
 /// indented variables and constants passed over (see the module's doc).
-pub fn enclosing(file: &str, source: &str, tags: &[Tag], lines: &[u32]) -> Vec<Definition> {
+pub(super) fn enclosing(file: &str, source: &str, tags: &[Tag], lines: &[u32]) -> Vec<Definition> {
     let text: Vec<&str> = source.lines().collect();
     let indented = |line: i32| {
         text.get(line as usize - 1)
@@ -142,7 +142,7 @@ pub fn enclosing(file: &str, source: &str, tags: &[Tag], lines: &[u32]) -> Vec<D
 }
 
 /// How many of `defs` the rendered `map` shows (see the module's doc).
-pub fn shown(map: &str, defs: &[&Definition]) -> usize {
+pub(super) fn shown(map: &str, defs: &[&Definition]) -> usize {
     let mut sections: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut current: Option<&str> = None;
     for line in map.lines() {

@@ -7,7 +7,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 
 /// One public repository of the benchmark, at a pinned commit.
-pub struct Repo {
+pub(super) struct Repo {
     /// Short name, used in tables and paths.
     pub name: &'static str,
     /// `owner/name` on GitHub.
@@ -20,7 +20,7 @@ pub struct Repo {
 
 /// The repositories: at least one per language the issue names, mid-sized, with long
 /// first-parent histories of plain commits.
-pub const REPOS: &[Repo] = &[
+pub(super) const REPOS: &[Repo] = &[
     Repo {
         name: "rich",
         github: "Textualize/rich",
@@ -91,7 +91,7 @@ pub const REPOS: &[Repo] = &[
 
 /// One task: a commit, its message, and the files it modified.
 #[derive(Debug, Clone)]
-pub struct Task {
+pub(super) struct Task {
     pub commit: String,
     pub parent: String,
     /// The whole commit message, trimmed.
@@ -131,7 +131,7 @@ const NON_SOURCE_DIRS: &[&str] = &[
 ];
 
 /// Whether `path` is a source file (by extension), tests included.
-pub fn is_source(path: &str) -> bool {
+pub(super) fn is_source(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
@@ -140,7 +140,7 @@ pub fn is_source(path: &str) -> bool {
 /// Whether `path` is a test, benchmark, example or documentation file. Deliberately not
 /// `repo_mapper_rank::is_auxiliary`, though close to it: which commits are tasks must not
 /// move when the system under test changes its own notion.
-pub fn is_test_or_doc(path: &str) -> bool {
+pub(super) fn is_test_or_doc(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let mut parts: Vec<&str> = lower.split('/').collect();
     let name = parts.pop().unwrap_or_default();
@@ -159,7 +159,7 @@ pub fn is_test_or_doc(path: &str) -> bool {
 }
 
 /// Runs git in `dir`, returning stdout.
-pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
+pub(super) fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -178,7 +178,7 @@ pub fn git(dir: &Path, args: &[&str]) -> Result<String> {
 }
 
 /// The benchmark's clone of `repo` (made from the mirror the first time), holding `pin`.
-pub fn clone(repo: &Repo, mirror: &Path, clones: &Path) -> Result<PathBuf> {
+pub(super) fn clone(repo: &Repo, mirror: &Path, clones: &Path) -> Result<PathBuf> {
     let dir = clones.join(repo.name);
     if !dir.join(".git").exists() {
         let source = mirror_git_dir(repo, mirror)?;
@@ -239,7 +239,7 @@ fn path_str(p: &Path) -> Result<String> {
 /// over, then `count` taken:
 /// not merges, a subject of at least four words, and 2–6 modified non-test, non-doc
 /// source files (status `M`: each existed at the parent).
-pub fn tasks(dir: &Path, repo: &Repo, skip: usize, count: usize) -> Result<Vec<Task>> {
+pub(super) fn tasks(dir: &Path, repo: &Repo, skip: usize, count: usize) -> Result<Vec<Task>> {
     let log = git(
         dir,
         &[
@@ -335,7 +335,7 @@ fn qualify(chunk: &str) -> Option<Task> {
 /// Checks out `parent` (clean) and lists its tracked regular files. Blobs the local copy
 /// lacks (a snapshot may leave out files of 4 MiB and more) are left out of the work tree
 /// by sparse checkout, and so out of the list.
-pub fn checkout(dir: &Path, parent: &str) -> Result<Vec<String>> {
+pub(super) fn checkout(dir: &Path, parent: &str) -> Result<Vec<String>> {
     let mut patterns = String::from("/*\n");
     for path in missing_blobs(dir, parent)? {
         patterns.push_str(&format!("!/{}\n", glob_escape(&path)));

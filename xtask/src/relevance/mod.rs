@@ -102,7 +102,7 @@ struct MentionRecord {
     idents: Vec<String>,
 }
 
-pub fn run(rest: &[String]) -> Result<()> {
+pub(crate) fn run(rest: &[String]) -> Result<()> {
     if cfg!(debug_assertions) {
         return rerun_optimised(rest);
     }

@@ -10,7 +10,7 @@ use super::history::is_source;
 use super::systems::Answer;
 
 /// The systems, in table order.
-pub const SYSTEMS: [&str; 4] = ["aider-stock", "ours-aider", "ours-default", "bm25"];
+pub(super) const SYSTEMS: [&str; 4] = ["aider-stock", "ours-aider", "ours-default", "bm25"];
 /// The system the goal of issue 16 is measured against, and the one that must beat it.
 const BASELINE: &str = "aider-stock";
 const CONTENDER: &str = "ours-default";
@@ -22,7 +22,7 @@ const TOP: usize = 10;
 /// One scored call: a system's answer for one task, scenario and budget. A system without
 /// a map (`bm25`) is recorded at every budget with the same answer, so tables line up.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Row {
+pub(super) struct Row {
     pub repo: String,
     pub commit: String,
     /// `S1` (message only) or `S2` (one modified file in the chat, and the message).
@@ -58,7 +58,7 @@ fn yes() -> bool {
 impl Row {
     /// Scores `answer` against `targets` and the changed definitions `defs` (of every
     /// modified file: those of the targets are counted).
-    pub fn score(
+    pub(super) fn score(
         key: [&str; 4],
         budget: usize,
         targets: &[String],
@@ -113,7 +113,7 @@ impl Row {
     }
 
     /// Share of the targets among the first `k` ranked source files.
-    pub fn recall_at(&self, k: usize) -> f64 {
+    pub(super) fn recall_at(&self, k: usize) -> f64 {
         let top = &self.top_src[..k.min(self.top_src.len())];
         let found = self.targets.iter().filter(|t| top.contains(t)).count();
         found as f64 / self.targets.len().max(1) as f64
@@ -122,7 +122,7 @@ impl Row {
 
 /// Means over a group of rows.
 #[derive(Debug, Default, Clone, Copy, Serialize)]
-pub struct Means {
+pub(super) struct Means {
     pub calls: usize,
     /// Whether any row has a map: when none has, the map's metrics are "n/a".
     pub has_map: bool,
@@ -184,7 +184,7 @@ impl Means {
 }
 
 /// The pooled table: per system and budget, both scenarios and each alone.
-pub fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
+pub(super) fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
     let mut out = String::from(
         "| system | scenario | budget | recall | hit rate | def recall | recall@5 | recall@10 | MRR (all) | MRR (source) | median s/call |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -213,7 +213,7 @@ pub fn pooled_table(rows: &[Row], budgets: &[usize]) -> String {
 }
 
 /// The per-repository table at `budget`, both scenarios pooled.
-pub fn repo_table(rows: &[Row], repos: &[String], budget: usize) -> String {
+pub(super) fn repo_table(rows: &[Row], repos: &[String], budget: usize) -> String {
     let mut out = format!(
         "| repository | system | recall@{budget} | hit@{budget} | def recall@{budget} | recall@5 | recall@10 | MRR (all) | MRR (source) | median s/call |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
@@ -240,14 +240,14 @@ pub fn repo_table(rows: &[Row], repos: &[String], budget: usize) -> String {
 
 /// A paired difference (contender − baseline) over the same calls: mean and standard error.
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct Paired {
+pub(super) struct Paired {
     pub mean: f64,
     pub se: f64,
 }
 
 impl Paired {
     /// Worse than the baseline by more than noise: the mean is below −2 standard errors.
-    pub fn worse(&self) -> bool {
+    pub(super) fn worse(&self) -> bool {
         self.mean + 2.0 * self.se < 0.0
     }
 }
@@ -290,7 +290,7 @@ fn paired(
 }
 
 /// Both goals, checked: lines of text, and whether both hold.
-pub fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
+pub(super) fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
     let (aider, aider_ok) = aider_goal(rows, repos);
     let (search, search_ok) = search_goal(rows, repos);
     (format!("{aider}\n{search}"), aider_ok && search_ok)

@@ -15,7 +15,7 @@ use crate::workspace_root;
 
 /// What one system returned for one (task, scenario, budget).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Answer {
+pub(super) struct Answer {
     /// The files the map shows, in map order.
     pub map_files: Vec<String>,
     /// Every candidate file in ranked order (first appearance in the ranked list).
@@ -29,7 +29,7 @@ pub struct Answer {
 }
 
 /// One question: a repository at a parent commit, its files, the chat files, the message.
-pub struct Question<'a> {
+pub(super) struct Question<'a> {
     pub root: &'a Path,
     pub files: &'a [String],
     pub chat: &'a [String],
@@ -37,14 +37,14 @@ pub struct Question<'a> {
 }
 
 /// Stock Aider behind `xtask/python/aider_relevance.py`.
-pub struct Aider {
+pub(super) struct Aider {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 /// Aider's answer: its mentions, and one answer per budget.
-pub struct AiderAnswers {
+pub(super) struct AiderAnswers {
     pub mentions: Mentions,
     pub answers: Vec<Answer>,
 }
@@ -70,7 +70,7 @@ struct ReplyMap {
 
 impl Aider {
     /// Starts the driver with the parity environment's Python.
-    pub fn start(python: &Path) -> Result<Aider> {
+    pub(super) fn start(python: &Path) -> Result<Aider> {
         let script = workspace_root().join("xtask/python/aider_relevance.py");
         let mut child = Command::new(python)
             .arg(script)
@@ -90,7 +90,7 @@ impl Aider {
     }
 
     /// Aider's maps of `q` at each budget.
-    pub fn ask(&mut self, q: &Question, budgets: &[usize]) -> Result<AiderAnswers> {
+    pub(super) fn ask(&mut self, q: &Question, budgets: &[usize]) -> Result<AiderAnswers> {
         let request = serde_json::json!({
             "root": q.root, "files": q.files, "chat": q.chat,
             "message": q.message, "budgets": budgets,
@@ -128,7 +128,7 @@ impl Drop for Aider {
 
 /// The file headers of a rendered map (Aider's and ours alike): lines naming a known file,
 /// with or without the colon that precedes its definitions.
-pub fn map_files(text: &str, known: &HashSet<&str>) -> Vec<String> {
+pub(super) fn map_files(text: &str, known: &HashSet<&str>) -> Vec<String> {
     let mut seen = HashSet::new();
     text.lines()
         .filter(|l| !l.starts_with('│') && !l.starts_with('⋮'))
@@ -139,14 +139,14 @@ pub fn map_files(text: &str, known: &HashSet<&str>) -> Vec<String> {
 }
 
 /// A repo-mapper profile, one warm session per repository.
-pub struct Ours {
+pub(super) struct Ours {
     profile: Profile,
     relevance: Option<Relevance>,
     session: Option<(PathBuf, RepoMap)>,
 }
 
 /// How a repo-mapper system gets its mentions.
-pub enum Hints<'a> {
+pub(super) enum Hints<'a> {
     /// Given (Aider's, for the aider profile), one map as Aider's `RepoMap` makes it.
     Mentions(&'a Mentions),
     /// Its own, from the message, with the fallback chain: what `--message` does.
@@ -154,7 +154,7 @@ pub enum Hints<'a> {
 }
 
 impl Ours {
-    pub fn new(profile: Profile) -> Ours {
+    pub(super) fn new(profile: Profile) -> Ours {
         Ours {
             profile,
             relevance: None,
@@ -163,7 +163,7 @@ impl Ours {
     }
 
     /// With these ranking departures instead of the profile's own.
-    pub fn with_relevance(mut self, relevance: Relevance) -> Ours {
+    pub(super) fn with_relevance(mut self, relevance: Relevance) -> Ours {
         self.relevance = Some(relevance);
         self
     }
@@ -183,7 +183,7 @@ impl Ours {
     }
 
     /// The map of `q` at `budget`.
-    pub fn ask(&mut self, q: &Question, hints: Hints, budget: usize) -> Answer {
+    pub(super) fn ask(&mut self, q: &Question, hints: Hints, budget: usize) -> Answer {
         let abs = |f: &String| q.root.join(f);
         let chat: HashSet<&str> = q.chat.iter().map(String::as_str).collect();
         let others = q.files.iter().filter(|f| !chat.contains(f.as_str()));

@@ -94,7 +94,7 @@ fn is_true(b: &bool) -> bool {
 
 impl Step {
     /// The root the step is about.
-    pub fn root(&self) -> usize {
+    pub(super) fn root(&self) -> usize {
         match self {
             Step::Write { root, .. }
             | Step::Delete { root, .. }
@@ -108,7 +108,7 @@ impl Step {
     }
 
     /// The step, a request no longer compared (a case checks only its last request).
-    pub fn unchecked(&self) -> Step {
+    pub(super) fn unchecked(&self) -> Step {
         let mut step = self.clone();
         if let Step::Map { check, .. } | Step::Search { check, .. } = &mut step {
             *check = false;

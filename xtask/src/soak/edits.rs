@@ -48,7 +48,7 @@ pub(crate) struct Editor {
 
 impl Editor {
     /// An editor; `commits` are those root 0 may check out.
-    pub fn new(commits: Vec<String>) -> Editor {
+    pub(super) fn new(commits: Vec<String>) -> Editor {
         Editor {
             commits,
             away: false,
@@ -59,7 +59,7 @@ impl Editor {
     }
 
     /// Remembers `map`, the fresh map of `root`.
-    pub fn saw(&mut self, root: usize, map: &str) {
+    pub(super) fn saw(&mut self, root: usize, map: &str) {
         if self.shown.len() <= root {
             self.shown.resize(root + 1, String::new());
         }
@@ -84,7 +84,7 @@ impl Editor {
 
     /// The next edit, most often of root `focus` (the last request's): its kind and step
     /// (`None` when the kind drawn had no target).
-    pub fn next(
+    pub(super) fn next(
         &mut self,
         rng: &mut Rng,
         roots: &[PathBuf],

@@ -23,7 +23,7 @@ pub(crate) struct Requests {
 impl Requests {
     /// The next request, and whether it repeats the last map request (which it does
     /// only when `edited` says its root was edited since).
-    pub fn next(
+    pub(super) fn next(
         &mut self,
         rng: &mut Rng,
         roots: &[PathBuf],

@@ -8,7 +8,7 @@ pub(crate) struct Rng([u64; 4]);
 
 impl Rng {
     /// The generator of seed `seed`.
-    pub fn new(seed: u64) -> Rng {
+    pub(super) fn new(seed: u64) -> Rng {
         let mut z = seed;
         let mut splitmix = || {
             z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -21,7 +21,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         let s = &mut self.0;
         let out = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = s[1] << 17;
@@ -35,7 +35,7 @@ impl Rng {
     }
 
     /// A number in `0..n` (0 when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             return 0;
         }
@@ -43,17 +43,17 @@ impl Rng {
     }
 
     /// A number in `lo..=hi`.
-    pub fn between(&mut self, lo: usize, hi: usize) -> usize {
+    pub(super) fn between(&mut self, lo: usize, hi: usize) -> usize {
         lo + self.below(hi - lo + 1)
     }
 
     /// True with probability `percent` / 100.
-    pub fn percent(&mut self, percent: usize) -> bool {
+    pub(super) fn percent(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
     /// One of `items` (`None` when there is none).
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+    pub(super) fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         if items.is_empty() {
             return None;
         }
@@ -61,7 +61,7 @@ impl Rng {
     }
 
     /// An index into `weights`, each chosen in proportion to its weight.
-    pub fn weighted(&mut self, weights: &[usize]) -> usize {
+    pub(super) fn weighted(&mut self, weights: &[usize]) -> usize {
         let mut at = self.below(weights.iter().sum());
         for (i, w) in weights.iter().enumerate() {
             if at < *w {
@@ -73,7 +73,7 @@ impl Rng {
     }
 
     /// A lowercase identifier of `len` letters (at least one).
-    pub fn word(&mut self, len: usize) -> String {
+    pub(super) fn word(&mut self, len: usize) -> String {
         (0..len.max(1))
             .map(|_| char::from(b'a' + self.below(26) as u8))
             .collect()

@@ -37,7 +37,7 @@ pub(crate) struct Server {
 impl Mcp {
     /// A client for `binary` (`repo-mapper`), its servers serving the roots inside
     /// `serve` (`--root`: they need not be projects).
-    pub fn new(binary: &Path, serve: &Path) -> Result<Mcp> {
+    pub(super) fn new(binary: &Path, serve: &Path) -> Result<Mcp> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -51,7 +51,7 @@ impl Mcp {
     }
 
     /// Starts `repo-mapper mcp --root SERVE`, its stderr to `log`.
-    pub fn start(&self, log: &Path) -> Result<Server> {
+    pub(super) fn start(&self, log: &Path) -> Result<Server> {
         let stderr =
             std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
         let mut cmd = tokio::process::Command::new(&self.binary);
@@ -73,7 +73,12 @@ impl Mcp {
     }
 
     /// Calls `tool` with `args`: its JSON answer, or the tool error's text as `Err`.
-    pub fn call(&self, server: &Server, tool: &str, args: &Value) -> Result<Result<Value, String>> {
+    pub(super) fn call(
+        &self,
+        server: &Server,
+        tool: &str,
+        args: &Value,
+    ) -> Result<Result<Value, String>> {
         let arguments = args
             .as_object()
             .cloned()
@@ -96,13 +101,13 @@ impl Mcp {
     }
 
     /// Ends the session; the server exits when its input closes.
-    pub fn stop(&self, server: Server) {
+    pub(super) fn stop(&self, server: Server) {
         let _ = self.rt.block_on(server.service.cancel());
     }
 
     /// The fresh answer to a search: a new server on a hard-linked copy of `root` (made
     /// at `scratch`, removed after), without the copy's tag store.
-    pub fn fresh_search(&self, root: &Path, args: &Value, scratch: &Path) -> Result<Value> {
+    pub(super) fn fresh_search(&self, root: &Path, args: &Value, scratch: &Path) -> Result<Value> {
         let copy = scratch.join("search-copy");
         if copy.exists() {
             std::fs::remove_dir_all(&copy)?;
@@ -129,7 +134,7 @@ impl Mcp {
 
 impl Server {
     /// The server's resident memory now (`VmRSS`), in KiB.
-    pub fn rss_kib(&self) -> Option<u64> {
+    pub(super) fn rss_kib(&self) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid?)).ok()?;
         let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
         line.split_whitespace().nth(1)?.parse().ok()

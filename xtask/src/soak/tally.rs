@@ -41,7 +41,7 @@ pub(crate) struct Tally {
 
 impl Tally {
     /// The summary table.
-    pub fn print(&self, header: &str, elapsed: Duration) {
+    pub(super) fn print(&self, header: &str, elapsed: Duration) {
         let mib = |k: u64| k as f64 / 1024.0;
         let edits: usize = self.edits.values().sum();
         println!("{header}");

@@ -14,9 +14,9 @@ mod tempdir {
     use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    pub struct Dir(PathBuf);
+    pub(super) struct Dir(PathBuf);
     impl Dir {
-        pub fn new() -> Dir {
+        pub(super) fn new() -> Dir {
             static N: AtomicUsize = AtomicUsize::new(0);
             let p = std::env::temp_dir().join(format!(
                 "repo-mapper-tags-test-{}-{}",
@@ -26,7 +26,7 @@ mod tempdir {
             std::fs::create_dir_all(&p).unwrap();
             Dir(p)
         }
-        pub fn path(&self) -> &Path {
+        pub(super) fn path(&self) -> &Path {
             &self.0
         }
     }

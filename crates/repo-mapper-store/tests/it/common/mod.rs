@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 /// Sets the modification time of the file at `p`.
-pub fn set_mtime(p: &Path, t: SystemTime) {
+pub(crate) fn set_mtime(p: &Path, t: SystemTime) {
     fs::File::options()
         .write(true)
         .open(p)
