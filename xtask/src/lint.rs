@@ -120,21 +120,10 @@ fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// `.rs` files under `crates/*/src/`, sorted.
 fn rust_sources(crates: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    let mut stack = Vec::new();
     for entry in std::fs::read_dir(crates)? {
-        stack.push(entry?.path().join("src"));
-    }
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
+        let src = entry?.path().join("src");
+        if src.is_dir() {
+            out.extend(rust_files(&src)?);
         }
     }
     out.sort();

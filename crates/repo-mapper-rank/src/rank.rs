@@ -271,11 +271,8 @@ fn reweigh_definitions(
     relevance: Relevance,
 ) {
     let fused = relevance.fusion_k > 0.0 && !prep.lexical.is_empty();
-    let breadth = if fused {
-        relevance.fused_breadth
-    } else {
-        relevance.breadth
-    };
+    // Fused, the order already spreads the map over files (D9): no breadth.
+    let breadth = if fused { 1.0 } else { relevance.breadth };
     spread_within_files(def_ranks, prep.files.len(), breadth);
     if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
         return;
@@ -370,11 +367,7 @@ fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevanc
     for d in def_ranks.iter_mut() {
         let f = d.file as usize;
         if top[f] > 0.0 {
-            d.rank = if within == 1.0 {
-                d.rank * (fused[f] / top[f])
-            } else {
-                fused[f] * (d.rank / top[f]).powf(within)
-            };
+            d.rank = fused[f] * (d.rank / top[f]).powf(within);
         }
     }
 }

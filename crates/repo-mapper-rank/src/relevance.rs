@@ -42,7 +42,8 @@ pub struct Relevance {
     /// to the file that uses them most.
     pub caller_boost: f64,
     /// A file's definitions after its best are multiplied by `breadth`, `breadth²`, … in
-    /// rank order, so that a budget shows more files; 1: no change.
+    /// rank order, so that a budget shows more files; 1: no change. Not applied while files
+    /// are ordered by fusion ([`Relevance::fusion_k`]): that order already spreads the map.
     pub breadth: f64,
     /// The lexical score reads every word of each file's text (Okapi BM25 over the
     /// file's [`Terms`](repo_mapper_tags::Terms) and its path), not only its path and
@@ -55,10 +56,6 @@ pub struct Relevance {
     pub fusion_k: f64,
     /// The lexical order's weight in reciprocal-rank fusion ([`Relevance::fusion_k`]).
     pub fusion_weight: f64,
-    /// [`Relevance::breadth`] when files are ordered by fusion (a message with words and
-    /// [`Relevance::fusion_k`] above 0): the fused order already spreads the map over
-    /// files, and a matching file's further definitions are what the message is about.
-    pub fused_breadth: f64,
     /// When files are ordered by fusion, a definition ranks at its file's fused score
     /// times (its rank / the file's best)^`fused_within`: below 1 a matching file's
     /// further definitions come before other files' best; 1: their ratios as ranked.
@@ -85,7 +82,6 @@ impl Relevance {
         full_text: false,
         fusion_k: 0.0,
         fusion_weight: 1.0,
-        fused_breadth: 1.0,
         fused_within: 1.0,
         def_boost: 0.0,
         signatures: false,
@@ -102,7 +98,6 @@ impl Relevance {
         full_text: true,
         fusion_k: 10.0,
         fusion_weight: 2.0,
-        fused_breadth: 1.0,
         fused_within: 0.25,
         def_boost: 30.0,
         signatures: true,

@@ -506,16 +506,11 @@ impl RelNames {
     ) -> RelNames {
         // Aider lists missing other files as bare entries (stage 3); the default profile
         // leaves them out: a map should not name files that do not exist (SPEC §13.5).
-        // Files refused for lying outside the root are named by neither. A chat file given
-        // as an other file too is a chat file only (SPEC §2.2), as in Aider, whose other
-        // files are all files less the chat files: left in, an untagged one was a stage-3
-        // entry, never shown but counted by the budget search, which then chose another
-        // prefix than `map_with_fallback` (the MCP tool) did (issue 23, soak case 7-1660).
-        let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
+        // Files refused for lying outside the root are named by neither. Chat files are
+        // no longer among the other files (`map.rs`'s `without_chat_candidates`).
         let other = request
             .other_files
             .iter()
-            .filter(|f| !chat.contains(f))
             .filter(|f| !admitted.refused.contains(*f))
             .filter(|f| profile == Dialect::Aider || !admitted.missing.contains(*f))
             .map(|f| rel_fname(root, f))

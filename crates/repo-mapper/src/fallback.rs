@@ -1,9 +1,6 @@
 //! Aider's progressive fallback (`Coder.get_repo_map` in 0.86.2): when the requested map
 //! comes out empty, ask again with less personalisation.
 
-use std::collections::HashSet;
-use std::path::PathBuf;
-
 use crate::compute::sorted_union;
 use crate::map::RepoMap;
 use crate::mentions::Mentions;
@@ -37,7 +34,7 @@ impl RepoMap {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn map_with_fallback(&mut self, request: &MapRequest) -> Result<MapOutput, NoMap> {
-        let mut last = match self.map(&without_chat_candidates(request)) {
+        let mut last = match self.map(request) {
             Err(NoMap::ZeroBudget) => return Err(NoMap::ZeroBudget),
             Ok(out) => return Ok(out),
             Err(why) => why,
@@ -56,20 +53,6 @@ impl RepoMap {
     pub fn mentions(&self, request: &MapRequest, message: &str) -> Mentions {
         let root = &self.config.root;
         Mentions::from_paths(message, root, &request.chat_files, &request.other_files)
-    }
-}
-
-/// `request` with its chat files taken out of its other files.
-fn without_chat_candidates(request: &MapRequest) -> MapRequest {
-    let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
-    MapRequest {
-        other_files: request
-            .other_files
-            .iter()
-            .filter(|f| !chat.contains(f))
-            .cloned()
-            .collect(),
-        ..request.clone()
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`RepoMap`]: a session over one repository — the map cache of SPEC §11 in front of
 //! the pipeline ([`crate::compute`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -186,7 +187,8 @@ impl RepoMap {
         if self.config.map_tokens == 0 {
             return Err(NoMap::ZeroBudget);
         }
-        if !has_other_than_chat(request) {
+        let request = &*without_chat_candidates(request);
+        if request.other_files.is_empty() {
             return Err(NoMap::NoFiles);
         }
         let budget = self.budget(request.chat_files.is_empty());
@@ -343,13 +345,26 @@ fn digest(files: &[PathBuf]) -> [u8; 32] {
     *hash.finalize().as_bytes()
 }
 
-/// Whether `request` has an other file that is not a chat file: a chat file is never an
-/// other file (`compute.rs`'s `RelNames`), so a request whose other files are all in the
-/// chat has none, and no map, as Aider's `get_repo_map` gives none without other files
-/// (issue 23: the command printed a blank map where the server fell back to another).
-fn has_other_than_chat(request: &MapRequest) -> bool {
+/// `request` with its chat files taken out of its other files (a copy only when some are
+/// there): a chat file is never an other file (SPEC §2.2), as in Aider, whose other files
+/// are all files less the chat files. The command and the server both pass every file of
+/// the walk; left in, an untagged chat file was a stage-3 entry counted by the budget
+/// search (soak case 7-1660), and a request whose files were all in the chat printed a
+/// blank map where Aider gives none (soak cases 7-6779, 7-7169, 7-7691).
+fn without_chat_candidates(request: &MapRequest) -> Cow<'_, MapRequest> {
     let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
-    request.other_files.iter().any(|f| !chat.contains(f))
+    if !request.other_files.iter().any(|f| chat.contains(f)) {
+        return Cow::Borrowed(request);
+    }
+    Cow::Owned(MapRequest {
+        other_files: request
+            .other_files
+            .iter()
+            .filter(|f| !chat.contains(f))
+            .cloned()
+            .collect(),
+        ..request.clone()
+    })
 }
 
 /// A result as the cache gives it back.

@@ -227,7 +227,6 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "fusion_k" => r.fusion_k = value.parse()?,
         "fusion_weight" => r.fusion_weight = value.parse()?,
         "def_boost" => r.def_boost = value.parse()?,
-        "fused_breadth" => r.fused_breadth = value.parse()?,
         "signatures" => r.signatures = value.parse()?,
         "fused_within" => r.fused_within = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
