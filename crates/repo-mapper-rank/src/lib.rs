@@ -46,7 +46,7 @@
 //! PageRank follows networkx 3.4 (the version Aider 0.86.2 runs) down to the order of
 //! floating-point additions: on the same graph with the same node order the ranks are
 //! bit-identical (see [`pagerank`](mod@pagerank)). Graphs with more than
-//! [`RankConfig::exact_edge_limit`] edges run on a factored form of the same graph instead
+//! [`RankParams::exact_edge_limit`] edges run on a factored form of the same graph instead
 //! (ranks equal to about 1e-15). There is no recursion and no loop quadratic in files: the
 //! work is linear in the tags plus, below the limit, the graph's edges.
 //!
@@ -199,14 +199,37 @@ impl<'a> RankRequest<'a> {
     }
 }
 
-/// Ranking parameters (the ranking part of SPEC §14).
+/// What a ranking follows: whose behaviour ([`Dialect`]), the departures from the SPEC's
+/// ranking ([`Relevance`]), and the numbers ([`RankParams`]).
 ///
 /// Built with `Default` or [`RankConfig::with_dialect`], then fields assigned.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
 pub struct RankConfig {
     /// SPEC (`Default`) or Aider 0.86.2 (`Aider`) behaviour; see the crate docs.
     pub dialect: Dialect,
+    /// Departures from the SPEC's ranking: none by default ([`Relevance::SPEC`]);
+    /// [`Relevance::MEASURED`] those measured to find what a task needs. Read in
+    /// [`Dialect::Default`] only: the Aider dialect ranks as Aider does.
+    pub relevance: Relevance,
+    /// The ranking's numbers.
+    pub params: RankParams,
+}
+
+impl RankConfig {
+    /// The defaults, in the given dialect.
+    pub fn with_dialect(dialect: Dialect) -> Self {
+        RankConfig {
+            dialect,
+            ..RankConfig::default()
+        }
+    }
+}
+
+/// The ranking's numbers (the ranking part of SPEC §14), the same in every dialect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct RankParams {
     /// Weight of the self-edge of a definition nobody references (`self_edge_weight`,
     /// default 0.1; SPEC §6.5).
     pub self_edge_weight: f64,
@@ -217,10 +240,6 @@ pub struct RankConfig {
     /// Drop bare file entries whose PageRank is at most [`EXCLUDE_UNRANKED_THRESHOLD`]
     /// (`exclude_unranked`, default false; SPEC §7.5 step 6).
     pub exclude_unranked: bool,
-    /// Departures from the SPEC's ranking: none by default ([`Relevance::SPEC`]);
-    /// [`Relevance::MEASURED`] those measured to find what a task needs. Read in
-    /// [`Dialect::Default`] only: the Aider dialect ranks as Aider does.
-    pub relevance: Relevance,
     /// Largest graph, in edges, for which PageRank builds networkx's matrix and matches
     /// networkx bit for bit (default 5,000,000, about 120 MB at the peak). Larger graphs —
     /// a common name defined in thousands of files and referenced in thousands more makes
@@ -229,26 +248,14 @@ pub struct RankConfig {
     pub exact_edge_limit: usize,
 }
 
-impl Default for RankConfig {
+impl Default for RankParams {
     fn default() -> Self {
-        RankConfig {
-            dialect: Dialect::Default,
+        RankParams {
             self_edge_weight: 0.1,
             pagerank: PageRankParams::default(),
             anchor_weight_multiplier: 10.0,
             exclude_unranked: false,
-            relevance: Relevance::SPEC,
             exact_edge_limit: 5_000_000,
-        }
-    }
-}
-
-impl RankConfig {
-    /// The defaults, in the given dialect.
-    pub fn with_dialect(dialect: Dialect) -> Self {
-        RankConfig {
-            dialect,
-            ..RankConfig::default()
         }
     }
 }

@@ -55,7 +55,7 @@ fn rank_prepared<'a>(
     let files = prep.files;
     let nodes = prep.node_names();
     let started = Instant::now();
-    let (ranks, pagerank) = run_pagerank(&prep, &config.pagerank);
+    let (ranks, pagerank) = run_pagerank(&prep, &config.params.pagerank);
     let ranked = Instant::now();
     let mut file_ranks: HashMap<&'a str, f64> = HashMap::with_capacity(nodes.len());
     let mut def_ranks = Vec::new();
@@ -79,7 +79,7 @@ fn rank_prepared<'a>(
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
         list.list_graph_files(&prep.graph, &nodes, &ranks, &file_ord);
         list.list_other_files(&request.other_rel_fnames, &file_ranks);
-        if config.exclude_unranked {
+        if config.params.exclude_unranked {
             list.exclude_unranked();
         }
     }
@@ -183,7 +183,7 @@ fn prepare<'r, 'a>(
     let index = kept.map_or_else(|| TagIndex::build(files, &skip), |k| k.over(files));
     let indexed = Instant::now();
     let personalize = personalize_unit(request.num_files.max(files.len()));
-    let anchor_weight = personalize * config.anchor_weight_multiplier;
+    let anchor_weight = personalize * config.params.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
     let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
     let relevance = relevance(config);
@@ -421,8 +421,8 @@ fn build_graph(
     let input = GraphInput {
         chat,
         mentioned: &mentioned,
-        self_edge_weight: config.self_edge_weight,
-        exact_edge_limit: config.exact_edge_limit,
+        self_edge_weight: config.params.self_edge_weight,
+        exact_edge_limit: config.params.exact_edge_limit,
     };
     if let Some(mut graph) = kept
         && graph.reweigh(index, &input)

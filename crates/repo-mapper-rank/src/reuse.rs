@@ -182,10 +182,8 @@ mod tests {
         // The exact adjacency, and the factored one (every graph above the limit).
         for exact_edge_limit in [usize::MAX, 0] {
             let mut index = RankIndex::build(&files);
-            let config = RankConfig {
-                exact_edge_limit,
-                ..RankConfig::default()
-            };
+            let mut config = RankConfig::default();
+            config.params.exact_edge_limit = exact_edge_limit;
             // Each ranking re-weights the last one's graph: chat files two at a time, so
             // that a file leaves the chat while another joins, and mentions in turn.
             for (step, chat) in (0..names.len()).chain([3, 3, 3]).enumerate() {

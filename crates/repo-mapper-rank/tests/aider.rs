@@ -344,7 +344,7 @@ fn run(json: &str, source: &str) {
         // Exact (networkx's matrix) and factored adjacency (exact_edge_limit 0).
         for (mode, limit) in [("exact", usize::MAX), ("factored", 0)] {
             let mut config = RankConfig::with_dialect(Dialect::Aider);
-            config.exact_edge_limit = limit;
+            config.params.exact_edge_limit = limit;
             let ranking = rank(&req, &config);
             WORST.with(|w| w.set(0.0));
             let swaps = check(&case, &ranking);

@@ -116,7 +116,7 @@ fn rankings_do_not_depend_on_the_number_of_threads() {
     let counted: Vec<CountedTags> = tags.iter().cloned().map(CountedTags::from_tags).collect();
     for exact_edge_limit in [0, usize::MAX] {
         let mut config = RankConfig::default();
-        config.exact_edge_limit = exact_edge_limit;
+        config.params.exact_edge_limit = exact_edge_limit;
         let on = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

@@ -223,7 +223,7 @@ fn unreferenced_definitions_get_a_self_edge() {
     assert_eq!(edges_of(&edges, "lonely"), [("a.py", "a.py", 0.1)]);
     assert_eq!(edges_of(&edges, "used"), [("b.py", "a.py", 1.0)]);
     let mut config = RankConfig::default();
-    config.self_edge_weight = 0.5;
+    config.params.self_edge_weight = 0.5;
     assert_eq!(
         edges_of(&graph_edges(&req, &config), "lonely"),
         [("a.py", "a.py", 0.5)]
@@ -395,7 +395,7 @@ fn non_convergence_warns_and_keeps_the_last_iterate() {
     ]);
     let req = repo.request();
     let mut config = RankConfig::default();
-    config.pagerank.max_iter = 1;
+    config.params.pagerank.max_iter = 1;
     let (ranking, warns) = warnings(|| rank(&req, &config));
     assert_eq!(
         ranking.pagerank.outcome,
@@ -558,7 +558,7 @@ fn exclude_unranked_drops_low_bare_files() {
         "Aider: README.md is already listed"
     );
     let mut config = RankConfig::with_dialect(Dialect::Aider);
-    config.exclude_unranked = true;
+    config.params.exclude_unranked = true;
     let drop = rank(&req, &config);
     assert_eq!(drop.stage(Stage::GraphFile).count(), 0);
     assert_eq!(drop.stage(Stage::OtherFile).count(), 0);
@@ -838,7 +838,7 @@ proptest! {
             req.mentioned_idents.insert(&idents[*m as usize]);
         }
         let mut config = RankConfig::with_dialect(dialect);
-        config.exclude_unranked = exclude;
+        config.params.exclude_unranked = exclude;
         let ranking = rank(&req, &config);
 
         // PageRank: a distribution, no NaN.

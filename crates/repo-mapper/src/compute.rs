@@ -100,10 +100,15 @@ impl RepoMap {
         self.warn_too_large(scanned.stats.too_large);
         let anchors = self.admit_anchors(&request.anchors);
         let admitted_names = (&*admitted, &anchors);
-        let rel_names = RelNames::new(&self.config.root, request, admitted_names, self.dialect());
+        let rel_names = RelNames::new(
+            &self.config.root,
+            request,
+            admitted_names,
+            self.config.dialect(),
+        );
         // Only the default profile's relevance reads the terms.
         let reads_terms =
-            self.dialect() == Dialect::Default && self.config.rank.relevance.lexical();
+            self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let terms = match request.message.as_deref() {
             Some(message) if reads_terms => query_terms(message),
             _ => Vec::new(),
@@ -156,19 +161,14 @@ impl RepoMap {
     /// files and their tags are the same (the index's build counted as indexing).
     fn rank<'a>(&mut self, request: &RankRequest<'a>, tags: &[Arc<CountedTags>]) -> Ranking<'a> {
         if !self.config.warm_session {
-            return rank(request, &self.config.rank);
+            return rank(request, &self.config.rank_config());
         }
         let started = Instant::now();
         let index = self.warm_index.for_files(&request.files, tags);
         let built = started.elapsed();
-        let mut ranking = rank_with(request, &self.config.rank, index);
+        let mut ranking = rank_with(request, &self.config.rank_config(), index);
         ranking.timings.index += built;
         ranking
-    }
-
-    /// The dialect of the session's profile: whose tags, rendering and budget search.
-    fn dialect(&self) -> Dialect {
-        self.config.profile().dialect()
     }
 
     /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
@@ -348,7 +348,7 @@ impl RepoMap {
             n => self.scan_store(&subset, self.config.prune_cache && n == files.len()),
         };
         let counting = Counting {
-            dialect: self.dialect(),
+            dialect: self.config.dialect(),
             max_file_size: self.config.effective_max_file_size(),
         };
         let scanned = self.warm.merge(files, split, read, &counting);
@@ -376,7 +376,7 @@ impl RepoMap {
             }
         };
         let options = ScanOptions {
-            dialect: self.dialect(),
+            dialect: self.config.dialect(),
             prune_under: prune.then_some(self.config.root.as_path()),
             limits: self.config.limits,
             max_file_size: self.config.effective_max_file_size(),
@@ -453,7 +453,7 @@ impl RepoMap {
             renderer.to_tree(&items[..n], chat_rel)
         };
         let n = entries.len();
-        match self.config.profile().dialect() {
+        match self.config.dialect() {
             Dialect::Aider => aider_search(n, budget, render, |t| tokenizer.aider_estimate(t)),
             Dialect::Default => strict_search(n, budget, render, |t| tokenizer.count(t)),
         }

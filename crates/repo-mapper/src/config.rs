@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use repo_mapper_rank::{RankConfig, Relevance};
+use repo_mapper_rank::{RankConfig, RankParams, Relevance};
 use repo_mapper_store::CacheLocation;
 use repo_mapper_tags::{Dialect, Limits};
 
@@ -182,9 +182,10 @@ pub struct Config {
     /// Lines of the map are cut to this many characters (default
     /// [`Config::DEFAULT_MAX_LINE_LENGTH`]).
     pub max_line_length: usize,
-    /// The ranking: the profile's dialect and relevance, self-edge weight, PageRank parameters, anchor
-    /// weight, `exclude_unranked` (SPEC §6–§8; defaults in `repo-mapper-rank`).
-    pub rank: RankConfig,
+    /// The ranking's numbers: self-edge weight, PageRank parameters, anchor weight,
+    /// `exclude_unranked` (SPEC §6–§8; defaults in `repo-mapper-rank`). Whose ranking
+    /// they serve comes from the profile ([`Config::rank_config`]).
+    pub rank: RankParams,
     /// Tokenizer used to count the map's tokens (default cl100k_base).
     pub tokenizer: Tokenizer,
     /// Where the tag store lives (default `{root}/.repo-mapper`).
@@ -218,8 +219,10 @@ pub struct Config {
     /// [`Config::DEFAULT_MAX_FILE_SIZE`]; `None`: no limit). The aider profile parses every
     /// file, as Aider does.
     pub max_file_size: Option<u64>,
-    /// The profile ([`Config::set_profile`] sets it and its parts in `rank`).
+    /// The profile: the dialect of tags, ranking, rendering and budget search.
     profile: Profile,
+    /// The ranking's departures, the profile's own unless [`Config::set_relevance`] says.
+    relevance: Relevance,
 }
 
 impl Config {
@@ -246,7 +249,7 @@ impl Config {
             map_mul_no_files: Config::DEFAULT_MAP_MUL_NO_FILES,
             refresh: Refresh::default(),
             max_line_length: Config::DEFAULT_MAX_LINE_LENGTH,
-            rank: RankConfig::default(),
+            rank: RankParams::default(),
             tokenizer: Tokenizer::default(),
             prune_cache: false,
             warm_session: false,
@@ -255,28 +258,53 @@ impl Config {
             follow_external_symlinks: false,
             max_file_size: Some(Config::DEFAULT_MAX_FILE_SIZE),
             profile: Profile::Default,
+            relevance: Profile::Default.relevance(),
         }
-        .with_profile(Profile::Default)
     }
 
-    /// The profile (its parts are in [`Config::rank`]: the dialect and the relevance).
+    /// The profile.
     pub fn profile(&self) -> Profile {
         self.profile
     }
 
+    /// Whose tags, ranking, rendering and budget search: the profile's dialect, the only
+    /// place a session reads it from.
+    pub fn dialect(&self) -> Dialect {
+        self.profile.dialect()
+    }
+
+    /// The ranking's departures from the SPEC (the profile's, unless set); read in the
+    /// default dialect only, by the ranking and by the renderer ([`Relevance::signatures`]).
+    pub fn relevance(&self) -> Relevance {
+        self.relevance
+    }
+
+    /// Replaces the profile's ranking departures (experiments: `cargo xtask relevance
+    /// --set`). [`Config::set_profile`] puts the profile's own back.
+    pub fn set_relevance(&mut self, relevance: Relevance) {
+        self.relevance = relevance;
+    }
+
+    /// What the ranking follows: the profile's dialect, the relevance and [`Config::rank`].
+    pub fn rank_config(&self) -> RankConfig {
+        let mut config = RankConfig::with_dialect(self.dialect());
+        config.relevance = self.relevance;
+        config.params = self.rank;
+        config
+    }
+
     /// The size above which files are not parsed, in the configured profile.
     pub fn effective_max_file_size(&self) -> Option<u64> {
-        match self.profile.dialect() {
+        match self.dialect() {
             Dialect::Aider => None,
             Dialect::Default => self.max_file_size,
         }
     }
 
-    /// Sets the profile.
+    /// Sets the profile, and the ranking departures to the profile's own.
     pub fn set_profile(&mut self, profile: Profile) {
         self.profile = profile;
-        self.rank.dialect = profile.dialect();
-        self.rank.relevance = profile.relevance();
+        self.relevance = profile.relevance();
     }
 
     /// This configuration in `profile`.

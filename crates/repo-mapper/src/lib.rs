@@ -55,10 +55,10 @@ mod watch;
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
-pub use repo_mapper_rank::{PageRankParams, RankConfig, RankTimings, Relevance, Stage};
+pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{CacheLocation, Problem, ScanStats, StoreFallback};
-pub use repo_mapper_tags::{CutShort, Limits};
+pub use repo_mapper_tags::{CutShort, Dialect, Limits};
 pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };

@@ -129,12 +129,12 @@ impl std::fmt::Debug for RepoMap {
 impl RepoMap {
     /// A session with this configuration.
     pub fn new(config: Config) -> RepoMap {
-        let headers = if config.rank.relevance.signatures {
+        let headers = if config.relevance().signatures {
             Headers::Signatures
         } else {
             Headers::GrepAst
         };
-        let renderer = Renderer::new(config.profile().dialect())
+        let renderer = Renderer::new(config.dialect())
             .with_headers(headers)
             .with_max_line_length(config.max_line_length)
             .with_limits(config.limits)

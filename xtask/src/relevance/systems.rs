@@ -175,7 +175,7 @@ impl Ours {
             // Tags kept between calls, as Aider's process keeps its tags cache.
             config.warm_session = true;
             if let Some(r) = self.relevance {
-                config.rank.relevance = r;
+                config.set_relevance(r);
             }
             self.session = Some((root.to_owned(), RepoMap::new(config)));
         }

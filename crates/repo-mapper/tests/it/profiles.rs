@@ -93,9 +93,12 @@ fn profiles_are_named_default_spec_and_aider() {
         .collect();
     assert_eq!(names, ["default", "spec", "aider"]);
     let config = Config::new(PathBuf::from("/r")).with_profile(Profile::Spec);
-    assert_eq!(config.rank.relevance, repo_mapper::Relevance::SPEC);
+    assert_eq!(config.relevance(), repo_mapper::Relevance::SPEC);
+    assert_eq!(config.rank_config().dialect, repo_mapper::Dialect::Default);
     assert_eq!(
-        Config::new("/r").rank.relevance,
+        Config::new("/r").relevance(),
         repo_mapper::Relevance::MEASURED
     );
+    let aider = Config::new("/r").with_profile(Profile::Aider).rank_config();
+    assert_eq!(aider.dialect, repo_mapper::Dialect::Aider);
 }
