@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::FileTags;
 use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
+use crate::{CountedTags, FileTags};
 
 /// The identifier index (SPEC §6.1) of a list of files, kept to rank the same files again
 /// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)), and the
@@ -17,35 +17,38 @@ use crate::rank::duplicate_flags;
 /// where its chat files and mentioned identifiers differ from the last one's.
 ///
 /// Whether an index fits a request is decided by identity, not content: the same paths in
-/// the same order, with the very same tag slices (address and length). Keep the tags alive and unchanged while the index is kept; then an index that
-/// fits is exactly the one the files would get, and one that does not is ignored.
+/// the same order, each with the very tags the index was built from (the same
+/// [`CountedTags`], by address). The index holds those tags (`Arc`), so while it lives
+/// their memory cannot go to other tags and nobody can change them: an index that fits is
+/// exactly the one the files would get, and one that does not is ignored.
 ///
 /// ```
 /// use std::path::Path;
 /// use std::sync::Arc;
-/// use repo_mapper_rank::{FileTags, RankConfig, RankIndex, RankRequest, rank, rank_with};
+/// use repo_mapper_rank::{CountedTags, FileTags, RankConfig, RankIndex, RankRequest, rank, rank_with};
 /// use repo_mapper_tags::{Tag, TagKind};
 ///
-/// fn tag(file: &str, name: &str, kind: TagKind) -> Tag {
-///     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line: 1,
-///           name: name.to_owned(), kind, sub_kind: "function" }
+/// fn tags(file: &str, name: &str, kind: TagKind) -> Arc<CountedTags> {
+///     let tag = Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line: 1,
+///                     name: name.to_owned(), kind, sub_kind: "function" };
+///     Arc::new(CountedTags::from_tags(vec![tag]))
 /// }
-/// let a = vec![tag("a.py", "parse", TagKind::Def)];
-/// let b = vec![tag("b.py", "parse", TagKind::Ref)];
-/// let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
-/// let mut index = RankIndex::build(&files);
+/// let (a, b) = (tags("a.py", "parse", TagKind::Def), tags("b.py", "parse", TagKind::Ref));
+/// let mut index = RankIndex::build(&[("a.py", Arc::clone(&a)), ("b.py", Arc::clone(&b))]);
 /// let config = RankConfig::default();
 /// for chat in ["a.py", "b.py"] {
 ///     // Other chat files, the same files and tags: the index fits.
-///     let files: Vec<FileTags> =
-///         files.iter().map(|f| f.with_chat(f.rel_fname == chat)).collect();
+///     let files = vec![
+///         FileTags::counted("a.py", &a).with_chat(chat == "a.py"),
+///         FileTags::counted("b.py", &b).with_chat(chat == "b.py"),
+///     ];
 ///     assert!(index.fits(&files));
 ///     let request = RankRequest::new(files, 2);
 ///     assert_eq!(rank_with(&request, &config, &mut index).entries, rank(&request, &config).entries);
 /// }
-/// // Other tags: it does not, and `rank_with` indexes them afresh.
-/// let c = vec![tag("b.py", "parse", TagKind::Def)];
-/// assert!(!index.fits(&[FileTags::new("a.py", &a), FileTags::new("b.py", &c)]));
+/// // Equal tags that are not the same ones: it does not fit, and `rank_with` indexes afresh.
+/// let copy = CountedTags::clone(&b);
+/// assert!(!index.fits(&[FileTags::counted("a.py", &a), FileTags::counted("b.py", &copy)]));
 /// ```
 pub struct RankIndex {
     core: Arc<IndexCore>,
@@ -63,45 +66,47 @@ impl std::fmt::Debug for RankIndex {
     }
 }
 
-/// What makes a file the same file for an index.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What makes a file the same file for an index: its name and its very tags, held so that
+/// no other tags can take their place.
+#[derive(Debug, Clone)]
 struct Identity {
     rel_fname: Box<str>,
-    /// Address and length of the tag slice.
-    tags: (usize, usize),
-    /// Address of the counted references.
-    refs: usize,
+    tags: Arc<CountedTags>,
 }
 
 impl Identity {
-    fn of(file: &FileTags<'_>) -> Identity {
-        Identity {
-            rel_fname: file.rel_fname.into(),
-            tags: (file.tags.as_ptr() as usize, file.tags.len()),
-            refs: std::ptr::from_ref(file.refs) as usize,
-        }
-    }
-
     fn is(&self, file: &FileTags<'_>) -> bool {
         *self.rel_fname == *file.rel_fname
-            && self.tags == (file.tags.as_ptr() as usize, file.tags.len())
-            && self.refs == std::ptr::from_ref(file.refs) as usize
+            && std::ptr::eq(self.tags.defs.as_slice(), file.tags)
+            && std::ptr::eq(&self.tags.refs, file.refs)
+            && std::ptr::eq(&self.tags.terms, file.terms)
     }
 }
 
 impl RankIndex {
-    /// Indexes `files` (a request's [`files`](crate::RankRequest::files), in its order).
-    pub fn build(files: &[FileTags<'_>]) -> RankIndex {
-        let skip = duplicate_flags(files);
+    /// Indexes `files` (name and tags of each of a request's
+    /// [`files`](crate::RankRequest::files), in its order), keeping their tags.
+    pub fn build(files: &[(&str, Arc<CountedTags>)]) -> RankIndex {
+        let borrowed: Vec<FileTags<'_>> = files
+            .iter()
+            .map(|(name, tags)| FileTags::counted(name, tags))
+            .collect();
+        let skip = duplicate_flags(&borrowed);
         RankIndex {
-            core: TagIndex::build(files, &skip).core(),
-            files: files.iter().map(Identity::of).collect(),
+            core: TagIndex::build(&borrowed, &skip).core(),
+            files: files
+                .iter()
+                .map(|(name, tags)| Identity {
+                    rel_fname: (*name).into(),
+                    tags: Arc::clone(tags),
+                })
+                .collect(),
             graph: None,
         }
     }
 
     /// Whether this is the index of `files`: the files it was built from, in the same order,
-    /// with the same tag slices.
+    /// each borrowing the very tags the index holds.
     pub fn fits(&self, files: &[FileTags<'_>]) -> bool {
         self.files.len() == files.len() && self.files.iter().zip(files).all(|(i, f)| i.is(f))
     }
@@ -116,13 +121,12 @@ impl RankIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{def, file, refr};
+    use crate::test_support::{def, refr};
     use crate::{RankConfig, RankRequest, Ranking, rank, rank_with};
-    use repo_mapper_tags::Tag;
 
     /// 40 files, each defining a few of 60 names and referring to others (a fixed LCG),
     /// names shared by many files, some defined twice, one file listed twice.
-    fn corpus() -> (Vec<String>, Vec<Vec<Tag>>) {
+    fn corpus() -> (Vec<String>, Vec<Arc<CountedTags>>) {
         let mut state: u64 = 7;
         let mut next = |n: u64| {
             state = state
@@ -148,18 +152,27 @@ mod tests {
                 for (line, own) in [(13, "own_b"), (14, "own_c"), (15, "own_a")] {
                     t.push(def(f, line, own));
                 }
-                t
+                Arc::new(CountedTags::from_tags(t))
             })
             .collect();
         (names, tags)
     }
 
-    fn files_of<'a>(names: &'a [String], tags: &'a [Vec<Tag>]) -> Vec<FileTags<'a>> {
+    fn files_of<'a>(names: &'a [String], tags: &'a [Arc<CountedTags>]) -> Vec<FileTags<'a>> {
         names
             .iter()
             .zip(tags)
-            .map(|(n, t)| file(n, t, false))
+            .map(|(n, t)| FileTags::counted(n, t))
             .collect()
+    }
+
+    fn index_of(names: &[String], tags: &[Arc<CountedTags>]) -> RankIndex {
+        let files: Vec<(&str, Arc<CountedTags>)> = names
+            .iter()
+            .zip(tags)
+            .map(|(n, t)| (n.as_str(), Arc::clone(t)))
+            .collect();
+        RankIndex::build(&files)
     }
 
     fn same(a: &Ranking<'_>, b: &Ranking<'_>) {
@@ -181,7 +194,7 @@ mod tests {
         ];
         // The exact adjacency, and the factored one (every graph above the limit).
         for exact_edge_limit in [usize::MAX, 0] {
-            let mut index = RankIndex::build(&files);
+            let mut index = index_of(&names, &tags);
             let mut config = RankConfig::default();
             config.params.exact_edge_limit = exact_edge_limit;
             // Each ranking re-weights the last one's graph: chat files two at a time, so
@@ -209,15 +222,16 @@ mod tests {
     fn an_index_of_other_files_or_tags_is_not_used() {
         let (names, tags) = corpus();
         let files = files_of(&names, &tags);
-        let mut index = RankIndex::build(&files);
+        let mut index = index_of(&names, &tags);
         let config = RankConfig::default();
-        let copies = tags.clone(); // equal content, other slices
+        // Equal content, other tags.
+        let copies: Vec<CountedTags> = tags.iter().map(|t| CountedTags::clone(t)).collect();
         let others: Vec<Vec<FileTags>> = vec![
             files[1..].to_vec(),
             names
                 .iter()
                 .zip(&copies)
-                .map(|(n, t)| file(n, t, true))
+                .map(|(n, t)| FileTags::counted(n, t).with_chat(true))
                 .collect(),
             files.iter().rev().copied().collect(),
             files

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank, rank_with};
+use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, open_store, scan,
@@ -16,14 +16,15 @@ use repo_mapper_store::{
 use repo_mapper_tags::{CountedTags, Dialect};
 
 use crate::budget::{Fitted, aider_search, strict_search};
+use crate::config::Config;
 use crate::guard::{Refusal, RootGuard};
-use crate::map::{Computed, Progress, RepoMap};
+use crate::map::{Computed, Progress, ProgressFn, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };
-use crate::warm::{Counting, LastScan, Scanned, Stamp};
-use crate::watch::{Changes, Watch};
+use crate::warm::{Counting, Scanned, Stamp, WarmSession};
+use crate::watch::Watch;
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
@@ -36,16 +37,16 @@ pub(crate) struct Admitted {
     /// The `stat` of each present file, as the root guard took it.
     pub(crate) stamps: Vec<Stamp>,
     /// Files that do not exist (or are not regular files).
-    missing: HashSet<PathBuf>,
+    pub(crate) missing: HashSet<PathBuf>,
     /// Files outside the root, or with names that are not UTF-8.
     refused: HashSet<PathBuf>,
     /// Chat and other files, counted once each.
     num_files: usize,
     /// The present files that are symlinks: their targets may change where no watch on
     /// their directories sees it, so a warm session checks them on every map.
-    links: Vec<PathBuf>,
-    /// Which of the session's full admissions this is (a warm scan's reuse tells them
-    /// apart by it).
+    pub(crate) links: Vec<PathBuf>,
+    /// Which of a warm session's full admissions this is (its last scan's reuse tells
+    /// them apart by it); 0 outside a warm session.
     pub(crate) generation: u64,
 }
 
@@ -71,15 +72,6 @@ impl Admitted {
         }
         Some(*hash.finalize().as_bytes())
     }
-}
-
-/// A warm session's last admission, and the watch that says what changed since.
-#[derive(Debug)]
-pub(crate) struct KeptAdmission {
-    /// The request's files, sorted (chat and other).
-    all: Vec<PathBuf>,
-    admitted: Arc<Admitted>,
-    watch: Watch,
 }
 
 impl RepoMap {
@@ -157,18 +149,13 @@ impl RepoMap {
         }
     }
 
-    /// SPEC §6–§8. A warm session ranks with the tag index of its last ranking when the
-    /// files and their tags are the same (the index's build counted as indexing).
+    /// SPEC §6–§8, in a warm session with its kept tag index.
     fn rank<'a>(&mut self, request: &RankRequest<'a>, tags: &[Arc<CountedTags>]) -> Ranking<'a> {
-        if !self.config.warm_session {
-            return rank(request, &self.config.rank_config());
+        let config = self.config.rank_config();
+        match &mut self.warm {
+            Some(warm) => warm.rank(request, tags, &config),
+            None => rank(request, &config),
         }
-        let started = Instant::now();
-        let index = self.warm_index.for_files(&request.files, tags);
-        let built = started.elapsed();
-        let mut ranking = rank_with(request, &self.config.rank_config(), index);
-        ranking.timings.index += built;
-        ranking
     }
 
     /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
@@ -178,76 +165,20 @@ impl RepoMap {
     /// Returns the admission and how many files were checked for it.
     pub(crate) fn admit(&mut self, request: &MapRequest) -> (Arc<Admitted>, usize) {
         let all = sorted_union(&request.chat_files, &request.other_files);
-        if !self.config.warm_session {
-            return (Arc::new(self.admit_all(&all)), all.len());
-        }
-        if let Some(kept) = self.kept_admission(&all) {
+        let Some(warm) = &mut self.warm else {
+            return (Arc::new(self.admit_all(&all, 0)), all.len());
+        };
+        if let Some(kept) = warm.admission(&all, &self.config) {
             return kept;
         }
+        let generation = self.next_generation();
         // Watch first: a change after a file's `stat` is then always queued.
         let watch = Watch::over(&self.config.root, all.iter().map(|p| p.as_path()));
-        let admitted = Arc::new(self.admit_all(&all));
-        let checked = all.len();
-        self.kept_admission = watch.map(|watch| KeptAdmission {
-            all: all.into_iter().cloned().collect(),
-            admitted: Arc::clone(&admitted),
-            watch,
-        });
-        (admitted, checked)
-    }
-
-    /// The last admission, if it was of the same files and the watch can say which of
-    /// them changed since (those are checked again).
-    fn kept_admission(&mut self, all: &[&PathBuf]) -> Option<(Arc<Admitted>, usize)> {
-        let mut kept = self.kept_admission.take()?;
-        // Byte for byte (`Path`'s `==` walks components: slow for every file of a tree).
-        let same = kept.all.len() == all.len()
-            && kept
-                .all
-                .iter()
-                .zip(all)
-                .all(|(a, b)| a.as_os_str() == b.as_os_str());
-        if !same {
-            return None;
+        let admitted = Arc::new(self.admit_all(&all, generation));
+        if let Some(warm) = &mut self.warm {
+            warm.keep_admission(&all, &admitted, watch);
         }
-        let sorted = &kept.all;
-        let changes = kept
-            .watch
-            .changes(|p| sorted.binary_search_by(|f| f.as_path().cmp(p)).is_ok());
-        let mut paths = match changes {
-            Changes::None => Vec::new(),
-            Changes::Paths(paths) => paths,
-            Changes::Unknown => return None,
-        };
-        paths.extend(kept.admitted.links.iter().cloned());
-        paths.sort_unstable();
-        paths.dedup(); // a symlink the watch also named
-        if !paths.is_empty() {
-            self.recheck(Arc::make_mut(&mut kept.admitted), &paths)?;
-        }
-        let checked = paths.len();
-        let admitted = Arc::clone(&kept.admitted);
-        self.kept_admission = Some(kept);
-        Some((admitted, checked))
-    }
-
-    /// Checks `paths` again; `None` when one of them is no longer admitted as it was, or
-    /// has become a symlink (then every file is checked, which lists the links).
-    fn recheck(&self, admitted: &mut Admitted, paths: &[PathBuf]) -> Option<()> {
-        let mut guard = RootGuard::new(&self.config.root, self.config.follow_external_symlinks);
-        guard.resolve_dirs(paths.iter().map(|p| p.as_path()));
-        for path in paths {
-            let at = admitted
-                .present
-                .binary_search_by(|(abs, _)| abs.cmp(path))
-                .ok()?;
-            let (meta, link) = guard.check(path).ok()?;
-            if link && !admitted.links.contains(path) {
-                return None; // a new symlink: listed by a full check
-            }
-            admitted.stamps[at] = Stamp::of(&meta);
-        }
-        Some(())
+        (admitted, all.len())
     }
 
     /// The anchors whose files pass the root guard, as chat files do: an anchor file (or
@@ -275,8 +206,13 @@ impl RepoMap {
         admitted
     }
 
-    /// Every file of `all` through the root guard.
-    pub(crate) fn admit_all(&mut self, all: &[&PathBuf]) -> Admitted {
+    /// A new full admission's generation (a warm session counts them; else 0).
+    pub(crate) fn next_generation(&mut self) -> u64 {
+        self.warm.as_mut().map_or(0, WarmSession::next_generation)
+    }
+
+    /// Every file of `all` through the root guard: a full admission (`generation`).
+    pub(crate) fn admit_all(&mut self, all: &[&PathBuf], generation: u64) -> Admitted {
         let root = &self.config.root;
         let mut guard = RootGuard::new(root, self.config.follow_external_symlinks);
         guard.resolve_dirs(all.iter().map(|p| p.as_path()));
@@ -294,9 +230,8 @@ impl RepoMap {
             refused: HashSet::new(),
             num_files: all.len(),
             links: Vec::new(),
-            generation: self.admissions,
+            generation,
         };
-        self.admissions += 1;
         for (&f, verdict) in all.iter().zip(verdicts) {
             let why = match verdict {
                 Ok((rel, stamp, link)) => {
@@ -328,61 +263,18 @@ impl RepoMap {
         &mut self,
         admitted: &Admitted,
     ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
-        let (files, stamps) = (&admitted.present[..], &admitted.stamps[..]);
-        if !self.config.warm_session {
-            let (out, fallback) = self.scan_store(files, self.config.prune_cache);
+        let (config, progress) = (&self.config, self.progress.as_ref());
+        let mut read =
+            |files: &[(PathBuf, String)], prune| scan_store(config, progress, files, prune);
+        let Some(warm) = &mut self.warm else {
+            let (out, fallback) = read(&admitted.present, config.prune_cache);
             return (out.into(), fallback);
-        }
-        if let Some(s) = &self.served
-            && s.generation == admitted.generation
-            && s.stamps == stamps
-        {
-            return (s.scanned.clone(), None);
-        }
-        let split = self.warm.split(files, stamps);
-        let subset: Vec<(PathBuf, String)> =
-            split.to_read.iter().map(|&i| files[i].clone()).collect();
-        let (read, fallback) = match subset.len() {
-            0 => (ScanOutput::default(), None),
-            // Pruning needs the whole list: only a scan of every file may prune.
-            n => self.scan_store(&subset, self.config.prune_cache && n == files.len()),
         };
         let counting = Counting {
-            dialect: self.config.dialect(),
-            max_file_size: self.config.effective_max_file_size(),
+            dialect: config.dialect(),
+            max_file_size: config.effective_max_file_size(),
         };
-        let scanned = self.warm.merge(files, split, read, &counting);
-        self.served = subset.is_empty().then(|| LastScan {
-            generation: admitted.generation,
-            stamps: stamps.to_vec(),
-            scanned: scanned.clone(),
-        });
-        (scanned, fallback)
-    }
-
-    /// The store's scan of `files` (opened for it, closed after).
-    fn scan_store(
-        &self,
-        files: &[(PathBuf, String)],
-        prune: bool,
-    ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
-        let opened = open_store(&self.config.cache, &OpenOptions::default());
-        let tick = |p: ScanProgress| {
-            if let Some(progress) = &self.progress {
-                progress(Progress {
-                    done: p.read,
-                    total: p.to_read,
-                });
-            }
-        };
-        let options = ScanOptions {
-            dialect: self.config.dialect(),
-            prune_under: prune.then_some(self.config.root.as_path()),
-            limits: self.config.limits,
-            max_file_size: self.config.effective_max_file_size(),
-        };
-        let out = scan(&*opened.store, files, &options, &tick);
-        (out, opened.fallback)
+        warm.scan(admitted, &counting, config.prune_cache, &mut read)
     }
 
     /// One warning per file with a problem, once per session; past
@@ -487,6 +379,33 @@ pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec
         }
     }
     all
+}
+
+/// The store's scan of `files` (opened for it, closed after), pruning the records of
+/// other files under the root if `prune`.
+fn scan_store(
+    config: &Config,
+    progress: Option<&ProgressFn>,
+    files: &[(PathBuf, String)],
+    prune: bool,
+) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
+    let opened = open_store(&config.cache, &OpenOptions::default());
+    let tick = |p: ScanProgress| {
+        if let Some(progress) = progress {
+            progress(Progress {
+                done: p.read,
+                total: p.to_read,
+            });
+        }
+    };
+    let options = ScanOptions {
+        dialect: config.dialect(),
+        prune_under: prune.then_some(config.root.as_path()),
+        limits: config.limits,
+        max_file_size: config.effective_max_file_size(),
+    };
+    let out = scan(&*opened.store, files, &options, &tick);
+    (out, opened.fallback)
 }
 
 /// The request's paths relative to the root, as the ranking takes them.

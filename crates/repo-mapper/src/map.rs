@@ -9,10 +9,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use repo_mapper_render::{Headers, Renderer};
 
-use crate::compute::KeptAdmission;
 use crate::config::{Config, Refresh};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
-use crate::warm::{LastScan, WarmIndex, WarmTags};
+use crate::warm::WarmSession;
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
 /// cache is unbounded; a long session must not grow with every chat-file combination.
@@ -106,16 +105,8 @@ pub struct RepoMap {
     /// Whether this session said that files over the size limit were not parsed.
     pub(crate) warned_too_large: bool,
     pub(crate) progress: Option<ProgressFn>,
-    /// Every file's tags, kept between maps when [`Config::warm_session`] is set.
-    pub(crate) warm: WarmTags,
-    /// The last ranking's tag index, kept when [`Config::warm_session`] is set.
-    pub(crate) warm_index: WarmIndex,
-    /// The last admission of files and its watch, kept when [`Config::warm_session`] is set.
-    pub(crate) kept_admission: Option<KeptAdmission>,
-    /// Full admissions so far (their generations).
-    pub(crate) admissions: u64,
-    /// The last warm scan, when it served every file from memory.
-    pub(crate) served: Option<LastScan>,
+    /// What is kept between maps when [`Config::warm_session`] is set.
+    pub(crate) warm: Option<WarmSession>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -144,6 +135,7 @@ impl RepoMap {
                 1
             });
         RepoMap {
+            warm: config.warm_session.then(WarmSession::default),
             config,
             renderer,
             map_cache: VecDeque::new(),
@@ -152,11 +144,6 @@ impl RepoMap {
             warned_files: HashSet::new(),
             warned_too_large: false,
             progress: None,
-            warm: WarmTags::default(),
-            warm_index: WarmIndex::default(),
-            kept_admission: None,
-            admissions: 0,
-            served: None,
         }
     }
 

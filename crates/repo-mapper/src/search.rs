@@ -125,7 +125,8 @@ impl RepoMap {
             return Vec::new();
         }
         // Not the map's admission: a warm session keeps that one for the next map.
-        let admitted = self.admit_all(&sorted_union(&[], files));
+        let generation = self.next_generation();
+        let admitted = self.admit_all(&sorted_union(&[], files), generation);
         let (scanned, _) = self.scan(&admitted);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();

@@ -1,5 +1,7 @@
-//! Tags kept in memory between the maps of a long-lived session ([`Config::warm_session`]):
-//! each map stats the files and goes to the tag store only for those whose stat changed.
+//! [`WarmSession`]: what a long-lived session ([`Config::warm_session`]) keeps between
+//! maps — every file's tags, the last ranking's tag index, the last admission with its
+//! watch, and the last scan. Each map stats the files and goes to the tag store only for
+//! those whose stat changed.
 //!
 //! A file's tags are reused when its [`FileStamp`] (size, mtime, ctime, inode) is the one
 //! seen when they were read, and that stamp was not within the racy window before the read
@@ -12,11 +14,16 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
-use repo_mapper_rank::{FileTags, RankIndex};
-use repo_mapper_store::{Problem, ScanOutput, ScanStats};
+use repo_mapper_rank::{RankConfig, RankIndex, RankRequest, Ranking, rank_with};
+use repo_mapper_store::{Problem, ScanOutput, ScanStats, StoreFallback};
 use repo_mapper_tags::{CountedTags, Dialect, FileStamp, Language};
+
+use crate::compute::Admitted;
+use crate::config::Config;
+use crate::guard::RootGuard;
+use crate::watch::{Changes, Watch};
 
 /// Computations a file's tags outlive when no computation asks for the file (deleted
 /// files, or files only an earlier partial request listed): then they are dropped, and
@@ -63,45 +70,184 @@ impl From<ScanOutput> for Scanned {
     }
 }
 
-/// A warm session's last scan, when it served every file from memory: the next scan of
-/// the same admission with the same stamps serves the same (a kept tag is kept for as
-/// long as its file's stamp holds, and these all had settled).
-#[derive(Debug)]
-pub(crate) struct LastScan {
-    /// The admission ([`crate::compute::Admitted::generation`]) and stamps scanned.
-    pub generation: u64,
-    pub stamps: Vec<Stamp>,
-    pub scanned: Scanned,
-}
-
-/// The tag index of a warm session's last ranking, kept for the next one over the same
-/// files and tags ([`RankIndex`]: on the Linux tree, indexing is a third of a warm map).
+/// What a warm session keeps between maps. A session without it computes each map from
+/// the tag store alone.
 #[derive(Debug, Default)]
-pub(crate) struct WarmIndex {
+pub(crate) struct WarmSession {
+    tags: WarmTags,
+    /// The last ranking's tag index (it holds the tags it was built from).
     index: Option<RankIndex>,
-    /// The tags the index was built from, kept alive: an index fits files by the address
-    /// of their tags, which must not be reused by other tags while it is kept.
-    tags: Vec<Arc<CountedTags>>,
+    admission: Option<KeptAdmission>,
+    last_scan: Option<LastScan>,
+    /// Full admissions so far: each one's generation.
+    admissions: u64,
 }
 
-impl WarmIndex {
-    /// The kept index if it fits `files` (tagged by `tags`), else a new one, kept.
-    pub(crate) fn for_files(
-        &mut self,
-        files: &[FileTags<'_>],
-        tags: &[Arc<CountedTags>],
-    ) -> &mut RankIndex {
-        if !self.index.as_ref().is_some_and(|i| i.fits(files)) {
-            self.index = None; // freed before the new one is built
-            self.tags = tags.to_vec();
-        }
-        self.index.get_or_insert_with(|| RankIndex::build(files))
+/// The last admission, and the watch that says what changed since.
+#[derive(Debug)]
+struct KeptAdmission {
+    /// The request's files, sorted (chat and other).
+    all: Vec<PathBuf>,
+    admitted: Arc<Admitted>,
+    watch: Watch,
+}
+
+/// The last scan, when it served every file from memory: the next scan of the same
+/// admission with the same stamps serves the same (a kept tag is kept for as long as its
+/// file's stamp holds, and these all had settled).
+#[derive(Debug)]
+struct LastScan {
+    /// The admission ([`Admitted::generation`]) and stamps scanned.
+    generation: u64,
+    stamps: Vec<Stamp>,
+    scanned: Scanned,
+}
+
+/// A warm scan's way to the tag store: read these files, pruning the store or not.
+pub(crate) type ReadStore<'a> =
+    dyn FnMut(&[(PathBuf, String)], bool) -> (ScanOutput, Option<StoreFallback>) + 'a;
+
+impl WarmSession {
+    /// The generation of the next full admission.
+    pub(crate) fn next_generation(&mut self) -> u64 {
+        self.admissions += 1;
+        self.admissions
     }
+
+    /// The last admission, if it was of the same files (`all`, sorted) and the watch can
+    /// say which of them changed since (those are checked again), with how many were.
+    pub(crate) fn admission(
+        &mut self,
+        all: &[&PathBuf],
+        config: &Config,
+    ) -> Option<(Arc<Admitted>, usize)> {
+        let mut kept = self.admission.take()?;
+        // Byte for byte (`Path`'s `==` walks components: slow for every file of a tree).
+        let same = kept.all.len() == all.len()
+            && kept
+                .all
+                .iter()
+                .zip(all)
+                .all(|(a, b)| a.as_os_str() == b.as_os_str());
+        if !same {
+            return None;
+        }
+        let sorted = &kept.all;
+        let changes = kept
+            .watch
+            .changes(|p| sorted.binary_search_by(|f| f.as_path().cmp(p)).is_ok());
+        let mut paths = match changes {
+            Changes::None => Vec::new(),
+            Changes::Paths(paths) => paths,
+            Changes::Unknown => return None,
+        };
+        paths.extend(kept.admitted.links.iter().cloned());
+        paths.sort_unstable();
+        paths.dedup(); // a symlink the watch also named
+        if !paths.is_empty() {
+            recheck(config, Arc::make_mut(&mut kept.admitted), &paths)?;
+        }
+        let checked = paths.len();
+        let admitted = Arc::clone(&kept.admitted);
+        self.admission = Some(kept);
+        Some((admitted, checked))
+    }
+
+    /// Keeps a full admission of `all` (sorted) with the watch set up before it.
+    pub(crate) fn keep_admission(
+        &mut self,
+        all: &[&PathBuf],
+        admitted: &Arc<Admitted>,
+        watch: Option<Watch>,
+    ) {
+        self.admission = watch.map(|watch| KeptAdmission {
+            all: all.iter().map(|p| (*p).clone()).collect(),
+            admitted: Arc::clone(admitted),
+            watch,
+        });
+    }
+
+    /// Every admitted file's tags: the last scan's when nothing changed, else kept tags
+    /// where the stamp holds and the store's (`read`) for the rest.
+    pub(crate) fn scan(
+        &mut self,
+        admitted: &Admitted,
+        counting: &Counting,
+        prune: bool,
+        read: &mut ReadStore<'_>,
+    ) -> (Scanned, Option<StoreFallback>) {
+        let (files, stamps) = (&admitted.present[..], &admitted.stamps[..]);
+        if let Some(s) = &self.last_scan
+            && s.generation == admitted.generation
+            && s.stamps == stamps
+        {
+            return (s.scanned.clone(), None);
+        }
+        let split = self.tags.split(files, stamps);
+        let subset: Vec<(PathBuf, String)> =
+            split.to_read.iter().map(|&i| files[i].clone()).collect();
+        let (out, fallback) = match subset.len() {
+            0 => (ScanOutput::default(), None),
+            // Pruning needs the whole list: only a scan of every file may prune.
+            n => read(&subset, prune && n == files.len()),
+        };
+        let scanned = self.tags.merge(files, split, out, counting);
+        self.last_scan = subset.is_empty().then(|| LastScan {
+            generation: admitted.generation,
+            stamps: stamps.to_vec(),
+            scanned: scanned.clone(),
+        });
+        (scanned, fallback)
+    }
+
+    /// Ranks with the last ranking's index when the files and their tags (`tags`, in the
+    /// request's order) are the same; else with a new one, kept. Its build counts as
+    /// indexing.
+    pub(crate) fn rank<'a>(
+        &mut self,
+        request: &RankRequest<'a>,
+        tags: &[Arc<CountedTags>],
+        config: &RankConfig,
+    ) -> Ranking<'a> {
+        let started = Instant::now();
+        if !self.index.as_ref().is_some_and(|i| i.fits(&request.files)) {
+            self.index = None; // freed before the new one is built
+            let files: Vec<(&str, Arc<CountedTags>)> = (request.files.iter())
+                .zip(tags)
+                .map(|(f, t)| (f.rel_fname, Arc::clone(t)))
+                .collect();
+            self.index = Some(RankIndex::build(&files));
+        }
+        let index = self.index.as_mut().expect("just built");
+        let built = started.elapsed();
+        let mut ranking = rank_with(request, config, index);
+        ranking.timings.index += built;
+        ranking
+    }
+}
+
+/// Checks `paths` again; `None` when one of them is no longer admitted as it was, or
+/// has become a symlink (then every file is checked, which lists the links).
+fn recheck(config: &Config, admitted: &mut Admitted, paths: &[PathBuf]) -> Option<()> {
+    let mut guard = RootGuard::new(&config.root, config.follow_external_symlinks);
+    guard.resolve_dirs(paths.iter().map(|p| p.as_path()));
+    for path in paths {
+        let at = admitted
+            .present
+            .binary_search_by(|(abs, _)| abs.cmp(path))
+            .ok()?;
+        let (meta, link) = guard.check(path).ok()?;
+        if link && !admitted.links.contains(path) {
+            return None; // a new symlink: listed by a full check
+        }
+        admitted.stamps[at] = Stamp::of(&meta);
+    }
+    Some(())
 }
 
 /// The session's tags, by absolute path.
 #[derive(Debug, Default)]
-pub(crate) struct WarmTags {
+struct WarmTags {
     /// By the path's bytes (a `Path` hashes component by component: slow for every file
     /// of a repository on every computation).
     files: HashMap<Box<[u8]>, Kept>,
@@ -110,18 +256,18 @@ pub(crate) struct WarmTags {
 }
 
 /// A computation's files split: those kept tags serve, and the rest.
-pub(crate) struct Split {
+struct Split {
     stamps: Vec<Stamp>,
     kept: Vec<Option<Kept>>,
     /// The indices of the files no kept tags serve: the store must read these.
-    pub to_read: Vec<usize>,
+    to_read: Vec<usize>,
     started: SystemTime,
 }
 
 impl WarmTags {
     /// Starts a computation: finds the files (stamped as the root guard just saw them)
     /// whose kept tags still hold, and marks them asked for.
-    pub(crate) fn split(&mut self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
+    fn split(&mut self, files: &[(PathBuf, String)], stamps: &[Stamp]) -> Split {
         let started = SystemTime::now();
         self.generation += 1;
         let generation = self.generation;
@@ -147,7 +293,7 @@ impl WarmTags {
     /// Every file's tags: kept ones and those just `read` (for `split.to_read`, in that
     /// order), remembering what can be trusted next time; forgets the files no
     /// computation asked for in [`KEPT_COMPUTATIONS`].
-    pub(crate) fn merge(
+    fn merge(
         &mut self,
         files: &[(PathBuf, String)],
         split: Split,
