@@ -8,7 +8,7 @@
 //! session from the repository's own tag store (`ROOT/.repo-mapper`: the first call parses
 //! every file when it is empty; copy `bench scale`'s cache there to skip that). Reports
 //! the first call, then the median and 90th percentile of the rest, client-side wall time
-//! and the server's own `elapsed_ms`, the median of each step (and what they leave out of
+//! and the server's own `timings.total_ms`, the median of each step (and what they leave out of
 //! the server's median), the last call's steps, and the server's resident
 //! memory after the 10th call and every 50th (flat: no growth per call). Writes
 //! `target/bench-scale/mcp-<repo>.json`.
@@ -64,7 +64,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         let started = Instant::now();
         let answer = server.call("repo_map", args)?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let elapsed = answer["report"]["elapsed_ms"].as_f64().unwrap_or(f64::NAN);
+        let elapsed = answer["report"]["timings"]["total_ms"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
         if i == 0 {
             first = Some((ms, elapsed));
         } else {
@@ -215,17 +217,14 @@ impl Server {
 /// The median of each step over the calls after the first, and what the steps leave out
 /// of the server's median (naming the request's files, building the rank request).
 fn print_step_medians(steps: &[Value], server_ms: &[f64]) {
-    let step = |v: &Value, key: &str| match key.split_once('.') {
-        Some((a, b)) => v[a][b].as_f64(),
-        None => v[key].as_f64(),
-    };
+    let step = |v: &Value, key: &str| v[key].as_f64();
     let keys = [
         ("admit", "admit_ms"),
         ("scan", "scan_ms"),
-        ("index", "rank_steps_ms.index"),
-        ("graph", "rank_steps_ms.graph"),
-        ("pagerank", "rank_steps_ms.pagerank"),
-        ("list", "rank_steps_ms.list"),
+        ("index", "index_ms"),
+        ("graph", "graph_ms"),
+        ("pagerank", "pagerank_ms"),
+        ("list", "list_ms"),
         ("fit", "fit_ms"),
         ("report", "report_ms"),
     ];

@@ -128,42 +128,15 @@ fn run(settings: Settings) -> Result<(), Failure> {
     let bar = ProgressBar::new(settings.progress);
     let bar_ref = bar.clone();
     map.set_progress(move |p| bar_ref.update(p));
-    let (result, mentions) = match &settings.message {
-        None => (map.map(&settings.request), None),
-        Some(message) => {
-            let mentions = map.mentions(&settings.request, message);
-            let mut request = settings.request.clone().with_message(message.clone());
-            request
-                .mentioned_files
-                .extend(mentions.files.iter().cloned());
-            request
-                .mentioned_idents
-                .extend(mentions.idents.iter().cloned());
-            (map.map_with_fallback(&request), Some(mentions))
-        }
-    };
+    let answer = map.answer(&settings.request, settings.message.as_deref(), false);
     bar.finish();
-    let made = match &result {
-        Ok(out) => output::Made {
-            text: Some(out.text.as_str()),
-            report: Some(&*out.report),
-            attempt: Some(out.attempt),
-            mentions: mentions.as_ref(),
-        },
-        Err(why) => output::Made {
-            text: None,
-            report: why.report(),
-            attempt: None,
-            mentions: mentions.as_ref(),
-        },
-    };
     // Nothing is printed when no computation ran (budget 0, no files).
-    let written = match (made.text, made.report) {
-        (None, None) => Ok(()),
+    let written = match (&answer.result, answer.report()) {
+        (Err(_), None) => Ok(()),
         _ => output::write(
             &mut std::io::stdout().lock(),
             settings.format,
-            &made,
+            &answer,
             map.config(),
         ),
     };
@@ -175,7 +148,8 @@ fn run(settings: Settings) -> Result<(), Failure> {
     if settings.progress {
         eprintln!("repo-mapper: done in {:.2?}", started.elapsed());
     }
-    result
+    answer
+        .result
         .map(drop)
         .map_err(|why| Failure::no_map(&why, &settings))
 }

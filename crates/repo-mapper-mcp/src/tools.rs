@@ -1,13 +1,9 @@
 //! What the tools do, as plain blocking functions over the facade: check the input, pick
 //! the session, map or search, and shape the answer as JSON.
 
-use std::borrow::Cow;
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use repo_mapper::{
-    Anchors, HitKind, IdentifierQuery, MapRequest, Mentions, NoMap, escape_control, parse_profile,
-};
+use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, escape_control, parse_profile};
 use serde_json::{Value, json};
 
 use crate::params::{RepoMapParams, SearchParams};
@@ -141,22 +137,24 @@ fn project(root: PathBuf, given: &str) -> Result<PathBuf, ToolError> {
     ))
 }
 
-/// The `repo_map` tool's work on its session: the request, the mentions, the map.
+/// The `repo_map` tool's work on its session: the request, then the facade's answer in
+/// the tool's envelope: `map` (empty without one), `report` (the rest, with
+/// `token_limit`) and `error`.
 fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, ToolError> {
     let request = request(root, p, live)?;
     let map = &mut live.map;
-    let mentions = p.message.as_deref().map(|m| map.mentions(&request, m));
-    let mut request = with_mentions(request, mentions.as_ref());
-    request.message = p.message.clone();
     let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
     map.set_budget(budget, p.max_context_window);
-    let chat: HashSet<String> = request
-        .chat_files
-        .iter()
-        .map(|f| relative(root, f))
-        .collect();
-    let result = map.map_with_fallback(&request);
-    Ok(answer(result, mentions.as_ref(), budget, &chat))
+    let answer = map.answer(&request, p.message.as_deref(), true);
+    let mut report = answer.to_json(map.config());
+    let text = report["map"].take();
+    let error = report["error"].take();
+    if let Some(report) = report.as_object_mut() {
+        report.remove("map");
+        report.remove("error");
+    }
+    report["token_limit"] = json!(budget);
+    Ok(json!({"map": text.as_str().unwrap_or_default(), "report": report, "error": error}))
 }
 
 /// The map request of `p`: paths resolved against `root`, which they must lie in.
@@ -202,85 +200,4 @@ fn inside(root: &Path, file: &str, what: &str) -> Result<PathBuf, ToolError> {
         return fail(format!("{what}: {file} is outside project_root"));
     }
     Ok(path)
-}
-
-fn with_mentions(mut request: MapRequest, mentions: Option<&Mentions>) -> MapRequest {
-    if let Some(m) = mentions {
-        request.mentioned_files.extend(m.files.iter().cloned());
-        request.mentioned_idents.extend(m.idents.iter().cloned());
-    }
-    request
-}
-
-/// The JSON answer: the map (empty when there is none) and what made it.
-fn answer(
-    result: Result<repo_mapper::MapOutput, NoMap>,
-    mentions: Option<&Mentions>,
-    token_limit: usize,
-    chat: &HashSet<String>,
-) -> Value {
-    let mentions = mentions.map(|m| json!({"files": m.files, "idents": m.idents}));
-    let (map, report, attempt, why) = match &result {
-        Ok(out) => (
-            out.text.as_str(),
-            Some(&*out.report),
-            Some(out.attempt.number()),
-            None,
-        ),
-        Err(why) => ("", why.report(), None, Some(why.to_string())),
-    };
-    // The files the map shows: chat files rank but are never shown.
-    let mut seen = HashSet::new();
-    let included: Vec<Cow<'_, str>> = report.map_or_else(Vec::new, |r| {
-        let shown = r
-            .entries
-            .iter()
-            .filter(|e| e.in_map && !chat.contains(&e.file));
-        shown
-            .map(|e| e.file.as_str())
-            .filter(|f| seen.insert(*f))
-            .map(escape_control)
-            .collect()
-    });
-    json!({
-        "map": map,
-        "report": {
-            "token_limit": token_limit,
-            "budget": report.map(|r| r.budget),
-            "tokens": report.and_then(|r| r.tokens),
-            "files": report.map(|r| r.files),
-            "included_files": included,
-            "attempt": attempt,
-            "from_cache": result.as_ref().is_ok_and(|o| o.from_cache),
-            "mentions": mentions,
-            "elapsed_ms": report.map(|r| ms(r.elapsed)),
-            "timings": report.map(timings),
-        },
-        "error": why,
-    })
-}
-
-fn ms(d: std::time::Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-/// Where the computation spent its time, in milliseconds per step.
-fn timings(r: &repo_mapper::MapReport) -> Value {
-    let (t, rank) = (&r.timings, &r.timings.rank);
-    json!({
-        "admit_ms": ms(t.admit),
-        "scan_ms": ms(t.scan),
-        "rank_ms": ms(rank.index + rank.graph + rank.pagerank + rank.list),
-        "rank_steps_ms": {
-            "index": ms(rank.index),
-            "graph": ms(rank.graph),
-            "pagerank": ms(rank.pagerank),
-            "list": ms(rank.list),
-        },
-        "fit_ms": ms(t.fit),
-        "report_ms": ms(t.report),
-        "files_checked": r.checked,
-        "files_read": r.scan.misses + r.scan.hash_hits + r.scan.errors,
-        "files_parsed": r.scan.misses,
-    })
 }

@@ -37,6 +37,7 @@
 
 #![warn(missing_docs)]
 
+mod answer;
 mod budget;
 mod compute;
 mod config;
@@ -52,6 +53,7 @@ mod walk;
 mod warm;
 mod watch;
 
+pub use answer::Answer;
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
