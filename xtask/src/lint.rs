@@ -6,6 +6,8 @@
 //! * **`unsafe` where it is listed**: the files that allow `unsafe_code` (denied in the
 //!   workspace's lints) are exactly those `docs/ARCHITECTURE.md` lists under
 //!   [`UNSAFE_HEADING`].
+//! * **Every rule reference leads somewhere**: each `behaviour.md §N` in the code and the
+//!   docs names a section heading of `docs/behaviour.md`.
 //!
 //! The scanner is lexical, not a parser: it strips comments, strings and character
 //! literals, then matches braces. It is exact on rustfmt-formatted code.
@@ -33,7 +35,84 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     }
     let root = crate::workspace_root();
     check_unsafe_list(&root)?;
+    check_rule_references(&root)?;
     check_function_lengths(&root)
+}
+
+/// Every `behaviour.md §N` in `.rs` and `.md` files against `docs/behaviour.md`'s headings.
+fn check_rule_references(root: &Path) -> Result<()> {
+    let doc = std::fs::read_to_string(root.join("docs/behaviour.md"))?;
+    let sections = section_headings(&doc);
+    let mut files = markdown_files(root)?;
+    for dir in ["crates", "xtask"] {
+        files.extend(rust_files(&root.join(dir))?);
+    }
+    let mut broken = Vec::new();
+    let mut cited = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        for section in cited_sections(&text) {
+            cited += 1;
+            if !sections.contains(&section) {
+                let rel = file.strip_prefix(root).unwrap_or(&file);
+                broken.push(format!("{}: behaviour.md §{section}", rel.display()));
+            }
+        }
+    }
+    if !broken.is_empty() {
+        bail!(
+            "references to sections docs/behaviour.md does not have:\n  {}",
+            broken.join("\n  ")
+        );
+    }
+    eprintln!("lint: {cited} references to docs/behaviour.md, each to a section it has");
+    Ok(())
+}
+
+/// The section numbers of `doc`'s headings (`## §7 …`, `### §7.1a …`).
+fn section_headings(doc: &str) -> std::collections::HashSet<String> {
+    let numbers = doc.lines().filter_map(|l| {
+        let l = l.trim_start_matches('#');
+        let rest = l.strip_prefix(" §")?;
+        rest.split_whitespace().next().map(str::to_owned)
+    });
+    numbers.collect()
+}
+
+/// The section numbers `text` cites as `behaviour.md §N`, `N` a number (a trailing `.`
+/// or `,` is punctuation, not part of it).
+fn cited_sections(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("behaviour.md §") {
+        let rest = &text[at + "behaviour.md §".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+            .unwrap_or(rest.len());
+        let number = rest[..end].trim_end_matches('.');
+        if number.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push(number.to_owned());
+        }
+    }
+    out
+}
+
+/// The workspace's `.md` files outside `target/` and the fixtures.
+fn markdown_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let name = path.file_name().unwrap_or_default();
+            let skipped = ["target", "fixtures", ".git"].iter().any(|s| name == *s);
+            if path.is_dir() && !skipped {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The files allowing `unsafe_code` against ARCHITECTURE's list.
@@ -305,6 +384,16 @@ fn char_literal_end(chars: &[char], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_references_are_read_with_their_letter_and_without_punctuation() {
+        let text = "see behaviour.md §7.1a, behaviour.md §11. and behaviour.md §6.4 step 2";
+        assert_eq!(cited_sections(text), ["7.1a", "11", "6.4"]);
+        let doc = "# Behaviour\n## §7 Ranking\n### §7.1a Anchors\ntext §9\n";
+        let headings = section_headings(doc);
+        assert!(headings.contains("7") && headings.contains("7.1a"));
+        assert!(!headings.contains("9"), "only headings count");
+    }
 
     #[test]
     fn the_unsafe_list_is_read_from_its_section_only() {

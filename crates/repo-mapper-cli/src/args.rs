@@ -98,7 +98,7 @@ pub(crate) struct Cli {
     pub progress: bool,
 
     /// default: the SPEC's map, never over budget, ranked with the message's words and
-    /// tests down-weighted (measured: docs/relevance.md); spec: the SPEC exactly; aider:
+    /// tests down-weighted (measured: docs/relevance.md); spec: docs/behaviour.md exactly; aider:
     /// Aider 0.86.2's output.
     #[arg(long, value_name = "PROFILE", default_value_t = Named(Profile::default()))]
     pub profile: Named<Profile>,

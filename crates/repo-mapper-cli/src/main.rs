@@ -1,4 +1,4 @@
-//! `repo-mapper [OPTIONS] [REPO_PATH]`: prints the repo map of a repository (SPEC §17).
+//! `repo-mapper [OPTIONS] [REPO_PATH]`: prints the repo map of a repository (behaviour.md §17).
 //!
 //! A thin shell over the `repo_mapper` facade, in ripgrep's split: [`args`] is the command
 //! line (clap), [`settings`] checks it and turns it into the library's `Config` and

@@ -130,7 +130,7 @@ fn check_numbers(cli: &Cli) -> Result<(), Failure> {
     Ok(())
 }
 
-/// SPEC §17.2: `--root`, then REPO_PATH, then the nearest `.git` ancestor of the current
+/// behaviour.md §17.2: `--root`, then REPO_PATH, then the nearest `.git` ancestor of the current
 /// directory, then the current directory. The root must be a readable directory.
 fn detect_root(cli: &Cli, cwd: &Path) -> Result<PathBuf, Failure> {
     let root = match cli.root.as_ref().or(cli.repo_path.as_ref()) {

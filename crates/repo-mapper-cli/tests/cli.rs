@@ -187,7 +187,7 @@ fn chat_file_path_is_relative_to_the_current_directory() {
 fn mentions_change_the_ranking() {
     let r = repo();
     let base = stdout_of(cmd(r.path()).args([".", "--format", "json"]));
-    // An identifier naming a path component personalises that file (SPEC §7.1 step 4).
+    // An identifier naming a path component personalises that file (behaviour.md §7.1 step 4).
     let by_ident = stdout_of(cmd(r.path()).args([".", "--format", "json", "-i", "static"]));
     let by_file = stdout_of(cmd(r.path()).args([".", "--format", "json", "-m", "web/static.js"]));
     // The file of the first definition entry (important files such as README.md come

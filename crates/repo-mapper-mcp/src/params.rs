@@ -43,8 +43,8 @@ pub struct RepoMapParams {
     /// derives them, and the default profile ranks with its words.
     #[serde(default)]
     pub message: Option<String>,
-    /// `default` (never over budget; ranked with the message's words), `spec` (the SPEC
-    /// exactly) or `aider` (Aider 0.86.2's output).
+    /// `default` (never over budget; ranked with the message's words), `spec` (the rules of
+    /// docs/behaviour.md exactly) or `aider` (Aider 0.86.2's output).
     #[serde(default)]
     pub profile: Option<String>,
     /// Anchors: `FILE:IDENT`, `FILE` or an identifier; the ranking starts from them.

@@ -1,4 +1,4 @@
-//! The file graph (SPEC §6.2–§6.5): a weighted directed multigraph with one edge per
+//! The file graph (behaviour.md §6.2–§6.5): a weighted directed multigraph with one edge per
 //! (referencer, definer, identifier).
 //!
 //! Every edge of an identifier leaving a given referencer has the same weight, whatever
@@ -6,7 +6,7 @@
 //! `(identifier, weight)`; the edges are the bundle × the identifier's definers. PageRank
 //! runs on networkx's adjacency matrix, built row by row from the bundles (O(edges) time,
 //! one row of scratch) — or, above `exact_edge_limit` edges, directly on the bundles
-//! ([`FactoredAdjacency`]). The rank distribution of SPEC §7.4 needs only the bundles,
+//! ([`FactoredAdjacency`]). The rank distribution of behaviour.md §7.4 needs only the bundles,
 //! because every definer of an identifier receives the same share from a given referencer.
 //!
 //! # Node order
@@ -25,7 +25,7 @@ use crate::csr::{Csr, NONE};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph};
 
-/// SPEC §6.4 step 1: the multiplier of an identifier's edges.
+/// behaviour.md §6.4 step 1: the multiplier of an identifier's edges.
 pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize) -> f64 {
     let has_alpha = ident.chars().any(char::is_alphabetic);
     let is_snake = ident.contains('_') && has_alpha;
@@ -47,10 +47,10 @@ pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize
     mul
 }
 
-/// SPEC §6.4 step 2: the weight of an edge from a referencer with `num_refs` references.
+/// behaviour.md §6.4 step 2: the weight of an edge from a referencer with `num_refs` references.
 /// One `sqrt` per (referencer, definer) — Aider 0.86.2 re-assigns `num_refs` inside its
-/// definer loop and so takes repeated roots (docs/parity.md R1); both dialects follow the
-/// SPEC.
+/// definer loop and so takes repeated roots (docs/parity.md R1); both dialects follow
+/// behaviour.md §6.4.
 pub(crate) fn edge_weight(mul: f64, referencer_is_chat: bool, num_refs: u32) -> f64 {
     let mut use_mul = mul;
     if referencer_is_chat {
@@ -177,7 +177,7 @@ impl FactoredAdjacency {
 }
 
 impl FileGraph {
-    /// The graph of SPEC §6.2–§6.5 over `files` files, and its adjacency for PageRank.
+    /// The graph of behaviour.md §6.2–§6.5 over `files` files, and its adjacency for PageRank.
     pub(crate) fn build(index: &TagIndex<'_>, files: usize, input: &GraphInput<'_>) -> FileGraph {
         let fallback = !index.any_reference();
         let referenced = referenced_idents(index, fallback);

@@ -1,4 +1,4 @@
-//! Important files (SPEC §8): conventional repository files that head the map.
+//! Important files (behaviour.md §8): conventional repository files that head the map.
 //!
 //! The list is Aider 0.86.2's (`aider/special.py`), matched against the whole relative
 //! path: `README.md` at the root is important, `docs/README.md` is not. Any `*.yml` file
@@ -185,7 +185,7 @@ pub(crate) const ROOT_IMPORTANT_FILES: &[&str] = &[
 ];
 
 /// Whether a path relative to the repository root is an important file: its normalised
-/// form is one of Aider's important paths (SPEC §8.1, `aider/special.py`), or it is a
+/// form is one of Aider's important paths (behaviour.md §8.1, `aider/special.py`), or it is a
 /// `*.yml` file directly in `.github/workflows/`. Paths are compared as Python's `os.path.normpath` leaves them
 /// (`./README.md` and `a/../README.md` are `README.md`).
 pub fn is_important(rel_fname: &str) -> bool {

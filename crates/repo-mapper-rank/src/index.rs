@@ -1,4 +1,4 @@
-//! The tag index (SPEC §6.1): who defines and who references each identifier.
+//! The tag index (behaviour.md §6.1): who defines and who references each identifier.
 //!
 //! Identifiers are interned (`&str` borrowed from the tags, see `intern.rs`) and the
 //! per-identifier file lists are flat arrays (CSR), so an 80,000-file repository costs a few

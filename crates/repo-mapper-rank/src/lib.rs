@@ -1,5 +1,5 @@
 //! Ranking for repo-mapper: from each file's tags to the ranked list of definitions and
-//! files that the map is cut from (SPEC §6–§8).
+//! files that the map is cut from (behaviour.md §6–§8).
 //!
 //! ```
 //! use std::path::Path;
@@ -14,7 +14,7 @@
 //! let a = vec![tag("a.py", 1, "main", TagKind::Def), tag("a.py", 2, "helper", TagKind::Ref)];
 //! let b = vec![tag("b.py", 1, "helper", TagKind::Def)];
 //! let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
-//! let mut request = RankRequest::new(files, 2); // 2: N of SPEC §7.1
+//! let mut request = RankRequest::new(files, 2); // 2: N of behaviour.md §7.1
 //! request.other_rel_fnames = vec!["a.py", "b.py", "README.md"];
 //!
 //! let ranking = rank(&request, &RankConfig::default());
@@ -34,8 +34,8 @@
 //!
 //! | stage | [`Stage`] | entries |
 //! |---|---|---|
-//! | — | [`Stage::Anchor`] | anchor files, moved to the front (SPEC §7.1b) |
-//! | 0 | [`Stage::Important`] | important files such as `README.md` (SPEC §8) |
+//! | — | [`Stage::Anchor`] | anchor files, moved to the front (behaviour.md §7.1b) |
+//! | 0 | [`Stage::Important`] | important files such as `README.md` (behaviour.md §8) |
 //! | 1 | [`Stage::Definition`] | definition tags, by the rank of their (file, identifier) |
 //! | 2 | [`Stage::GraphFile`] | other graph files, by PageRank |
 //! | 3 | [`Stage::OtherFile`] | the remaining other files, sorted by name |
@@ -55,7 +55,7 @@
 //! [`RankConfig::dialect`] selects whose behaviour to follow where the SPEC and Aider
 //! 0.86.2 differ. In ranking they differ in one place: the important files of stage 0
 //! (see [`Stage::Important`]). Both dialects fix Aider's repeated square root in edge
-//! weights (SPEC §6.4) and make every order that Aider leaves to Python's set iteration
+//! weights (behaviour.md §6.4) and make every order that Aider leaves to Python's set iteration
 //! deterministic: the node order (see the graph notes in the crate README), the order of
 //! tags with the same (file, identifier), and stage 3.
 
@@ -86,7 +86,7 @@ pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind, Terms}
 pub use reuse::RankIndex;
 
 /// Bare file entries with a PageRank at or below this are dropped when
-/// [`RankConfig::exclude_unranked`] is set (SPEC §7.5 step 6).
+/// [`RankConfig::exclude_unranked`] is set (behaviour.md §7.5 step 6).
 pub const EXCLUDE_UNRANKED_THRESHOLD: f64 = 0.0001;
 
 /// One file's input to ranking: its path relative to the root and its tags (whose
@@ -104,7 +104,7 @@ pub struct FileTags<'a> {
     /// More references, counted per identifier: each counts as that many reference tags
     /// after those in `tags` (see [`FileTags::counted`]).
     pub refs: &'a RefCounts,
-    /// Whether the file is in the chat (SPEC §2.2: chat wins when a file is in both sets).
+    /// Whether the file is in the chat (behaviour.md §2.2: chat wins when a file is in both sets).
     pub chat: bool,
     /// Every code word of the file's text, counted (empty when not read): what the
     /// default profile's full-text score reads ([`Relevance::full_text`]).
@@ -164,23 +164,23 @@ pub struct RankRequest<'a> {
     /// missing from disk. Files without tags belong here too (they can be personalised).
     /// A `rel_fname` given twice is used once (its first occurrence).
     pub files: Vec<FileTags<'a>>,
-    /// N of SPEC §7.1: the number of distinct chat and other files, including those
+    /// N of behaviour.md §7.1: the number of distinct chat and other files, including those
     /// missing from disk (Aider counts them). Values below `files.len()` mean
     /// `files.len()`.
     pub num_files: usize,
     /// The other (non-chat) files, relative: stage 3 lists those that never made it into
     /// the graph, and stage 0 picks the important ones. Order and duplicates do not matter.
     pub other_rel_fnames: Vec<&'a str>,
-    /// Files mentioned in the conversation, relative to the root (SPEC §7.1 step 3).
+    /// Files mentioned in the conversation, relative to the root (behaviour.md §7.1 step 3).
     pub mentioned_fnames: HashSet<&'a str>,
-    /// Identifiers mentioned in the conversation (SPEC §6.4, §7.1 step 4).
+    /// Identifiers mentioned in the conversation (behaviour.md §6.4, §7.1 step 4).
     pub mentioned_idents: HashSet<&'a str>,
-    /// Anchor files, relative to the root: restart seeds, always listed (SPEC §7.1a–b).
+    /// Anchor files, relative to the root: restart seeds, always listed (behaviour.md §7.1a–b).
     pub anchor_fnames: Vec<&'a str>,
-    /// Anchor identifiers: their defining files share one anchor weight (SPEC §7.1a).
+    /// Anchor identifiers: their defining files share one anchor weight (behaviour.md §7.1a).
     pub anchor_idents: Vec<&'a str>,
     /// Scoped anchors `(file, identifier)`: the file is a seed and always listed, the
-    /// identifier counts as mentioned (SPEC §7.1a).
+    /// identifier counts as mentioned (behaviour.md §7.1a).
     pub anchor_scoped: Vec<(&'a str, &'a str)>,
     /// The terms of the user's message ([`query_terms`]), read by
     /// [`RankConfig::relevance`]'s lexical score; the SPEC's ranking ignores them.
@@ -188,7 +188,7 @@ pub struct RankRequest<'a> {
 }
 
 impl<'a> RankRequest<'a> {
-    /// A request over `files`, N of SPEC §7.1 being `num_files` (see
+    /// A request over `files`, N of behaviour.md §7.1 being `num_files` (see
     /// [`RankRequest::num_files`]); nothing mentioned, no anchors, no other files.
     pub fn new(files: Vec<FileTags<'a>>, num_files: usize) -> Self {
         RankRequest {
@@ -226,19 +226,19 @@ impl RankConfig {
     }
 }
 
-/// The ranking's numbers (the ranking part of SPEC §14), the same in every dialect.
+/// The ranking's numbers (the ranking part of behaviour.md §14), the same in every dialect.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct RankParams {
     /// Weight of the self-edge of a definition nobody references (`self_edge_weight`,
-    /// default 0.1; SPEC §6.5).
+    /// default 0.1; behaviour.md §6.5).
     pub self_edge_weight: f64,
-    /// PageRank damping, tolerance and iteration limit (SPEC §7.2).
+    /// PageRank damping, tolerance and iteration limit (behaviour.md §7.2).
     pub pagerank: PageRankParams,
     /// Anchor weight relative to a chat file's (`anchor_weight_multiplier`, default 10).
     pub anchor_weight_multiplier: f64,
     /// Drop bare file entries whose PageRank is at most [`EXCLUDE_UNRANKED_THRESHOLD`]
-    /// (`exclude_unranked`, default false; SPEC §7.5 step 6).
+    /// (`exclude_unranked`, default false; behaviour.md §7.5 step 6).
     pub exclude_unranked: bool,
     /// Largest graph, in edges, for which PageRank builds networkx's matrix and matches
     /// networkx bit for bit (default 5,000,000, about 120 MB at the peak). Larger graphs —
@@ -263,25 +263,25 @@ impl Default for RankParams {
 /// Where an entry of the ranked list comes from. Variants are in list order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stage {
-    /// An anchor file's entries, moved to the front (SPEC §7.1b): the file of every
+    /// An anchor file's entries, moved to the front (behaviour.md §7.1b): the file of every
     /// [`RankRequest::anchor_fnames`] and [`RankRequest::anchor_scoped`] entry. Its
     /// definition entries keep their tags; an anchor file without entries gets a bare one.
     Anchor,
-    /// Stage 0: an important file (SPEC §8), bare, in path order.
+    /// Stage 0: an important file (behaviour.md §8), bare, in path order.
     ///
     /// In [`Dialect::Aider`] an important file is prepended only if the list does not
     /// already name it — as Aider 0.86.2 does, which in practice never happens, since
     /// stages 2 and 3 name every other file. In [`Dialect::Default`] important files
     /// without definition entries are *moved* here from stages 2 and 3, so they head the
-    /// map as SPEC §8.2's stated result (`[important_files...] + [ranked_definition_tags...]
+    /// map as behaviour.md §8.2's stated result (`[important_files...] + [ranked_definition_tags...]
     /// + [unranked_files...]`) requires.
     Important,
-    /// Stage 1: a definition tag, by the rank of its (file, identifier) (SPEC §7.5 step 2).
+    /// Stage 1: a definition tag, by the rank of its (file, identifier) (behaviour.md §7.5 step 2).
     Definition,
-    /// Stage 2: a graph file without definition entries, by PageRank (SPEC §7.5 step 4).
+    /// Stage 2: a graph file without definition entries, by PageRank (behaviour.md §7.5 step 4).
     /// Chat files are listed here too, as in Aider; the renderer skips them.
     GraphFile,
-    /// Stage 3: an other file that never entered the graph (SPEC §7.5 step 5).
+    /// Stage 3: an other file that never entered the graph (behaviour.md §7.5 step 5).
     ///
     /// Sorted by path in both dialects. Aider appends them in Python set order, which
     /// changes from process to process: comparisons with Aider must treat stage 3 as a set.
@@ -319,7 +319,7 @@ pub enum RankedItem<'a> {
     Def {
         /// The tag, borrowed from the request.
         tag: &'a Tag,
-        /// The rank of (`tag.rel_fname`, `tag.name`) (SPEC §7.4).
+        /// The rank of (`tag.rel_fname`, `tag.name`) (behaviour.md §7.4).
         rank: f64,
     },
     /// A file listed by name only.
@@ -373,7 +373,7 @@ impl<'a> RankedEntry<'a> {
 }
 
 /// The rank of one (file, identifier) pair: the PageRank its definitions receive over
-/// in-edges (SPEC §7.4).
+/// in-edges (behaviour.md §7.4).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DefinitionRank<'a> {
     /// The defining file.
@@ -400,7 +400,7 @@ pub enum PageRankOutcome {
         /// Iterations run.
         iterations: usize,
     },
-    /// Division by zero with and without personalization (SPEC §7.3): no ranks, and the
+    /// Division by zero with and without personalization (behaviour.md §7.3): no ranks, and the
     /// list holds only the prelude (anchors and important files).
     Failed,
 }
@@ -412,7 +412,7 @@ pub struct PageRankRun {
     /// Whether there was a personalization vector to use (some file had a positive score).
     pub personalization_requested: bool,
     /// Whether the ranks use it: false when it summed to zero over the graph's nodes and
-    /// PageRank was re-run without it (SPEC §7.3).
+    /// PageRank was re-run without it (behaviour.md §7.3).
     pub personalized: bool,
     /// Convergence.
     pub outcome: PageRankOutcome,
@@ -430,7 +430,7 @@ pub struct Ranking<'a> {
     pub file_ranks: HashMap<&'a str, f64>,
     /// The (file, identifier) ranks, named on demand ([`Ranking::definition_ranks`]).
     definitions: DefinitionRanks<'a>,
-    /// The personalization scores (SPEC §7.1), before normalisation: every file with a
+    /// The personalization scores (behaviour.md §7.1), before normalisation: every file with a
     /// positive score, and every anchored file.
     pub personalization: HashMap<&'a str, f64>,
     /// Number of graph edges, parallel edges counted separately.
@@ -445,13 +445,13 @@ pub struct Ranking<'a> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RankTimings {
-    /// The tag index (SPEC §6.1).
+    /// The tag index (behaviour.md §6.1).
     pub index: Duration,
-    /// The file graph (SPEC §6.2–§6.5), with the personalization.
+    /// The file graph (behaviour.md §6.2–§6.5), with the personalization.
     pub graph: Duration,
-    /// PageRank (SPEC §7.2–§7.3).
+    /// PageRank (behaviour.md §7.2–§7.3).
     pub pagerank: Duration,
-    /// Spreading the ranks over definitions and building the ranked list (SPEC §7.4–§8).
+    /// Spreading the ranks over definitions and building the ranked list (behaviour.md §7.4–§8).
     pub list: Duration,
 }
 
@@ -500,7 +500,7 @@ pub struct GraphEdge<'a> {
     pub dst: &'a str,
     /// The identifier.
     pub ident: &'a str,
-    /// The edge weight (SPEC §6.4, §6.5).
+    /// The edge weight (behaviour.md §6.4, §6.5).
     pub weight: f64,
 }
 

@@ -13,7 +13,7 @@
 use crate::csr::NONE;
 use crate::cxxsort::cxx_sort;
 
-/// PageRank parameters (SPEC §7.2, §14). `Default` gives networkx's defaults.
+/// PageRank parameters (behaviour.md §7.2, §14). `Default` gives networkx's defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct PageRankParams {
@@ -51,7 +51,7 @@ impl Default for PageRankParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageRankError {
     /// The personalization vector sums to zero over the graph's nodes (networkx raises
-    /// `ZeroDivisionError`; SPEC §7.3).
+    /// `ZeroDivisionError`; behaviour.md §7.3).
     ZeroPersonalization,
     /// The dangling vector sums to zero over the graph's nodes (numpy would divide by zero
     /// and yield NaN ranks).

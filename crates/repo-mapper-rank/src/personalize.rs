@@ -1,4 +1,4 @@
-//! Personalization (SPEC §7.1) and anchors (§7.1a): where PageRank's random surfer
+//! Personalization (behaviour.md §7.1) and anchors (§7.1a): where PageRank's random surfer
 //! restarts.
 
 use std::collections::{HashMap, HashSet};
@@ -9,7 +9,7 @@ use repo_mapper_tags::pycompat::splitext;
 use crate::index::TagIndex;
 use crate::{FileTags, RankRequest};
 
-/// Anchors resolved against the tag index (SPEC §7.1a).
+/// Anchors resolved against the tag index (behaviour.md §7.1a).
 pub(crate) struct Anchors<'a> {
     /// `anchor_contributions`: the weight of each anchored file, including names that
     /// are not files of the request.
@@ -91,7 +91,7 @@ impl<'a> Anchors<'a> {
     }
 }
 
-/// SPEC §7.1: the personalization dict (every file with a positive score, and every
+/// behaviour.md §7.1: the personalization dict (every file with a positive score, and every
 /// anchored name) and each file's score (0 for none). `personalize` is 100 / N; files
 /// with `skip` set (duplicates) get nothing.
 pub(crate) fn personalization<'a>(
@@ -126,7 +126,7 @@ pub(crate) fn personalization<'a>(
     (personalization, file_pers)
 }
 
-/// SPEC §7.1 steps 1–5 for one file.
+/// behaviour.md §7.1 steps 1–5 for one file.
 fn file_score(
     file: &FileTags<'_>,
     request: &RankRequest<'_>,

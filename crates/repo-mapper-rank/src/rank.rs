@@ -1,4 +1,4 @@
-//! [`rank`](fn@rank): the steps of SPEC §6–§8 in order — index, anchors and
+//! [`rank`](fn@rank): the steps of behaviour.md §6–§8 in order — index, anchors and
 //! personalization, graph, PageRank, rank distribution, the ranked list.
 
 use std::borrow::Cow;
@@ -19,7 +19,7 @@ use crate::{
     RankIndex, RankRequest, RankTimings, Ranking,
 };
 
-/// Ranks the request's files and definitions (SPEC §6–§8). See the crate docs.
+/// Ranks the request's files and definitions (behaviour.md §6–§8). See the crate docs.
 ///
 /// Never panics on any input. Runs in time linear in the tags plus, for graphs within
 /// [`RankConfig::exact_edge_limit`], the graph's edges.
@@ -136,7 +136,7 @@ struct Prepared<'r, 'a> {
     graph: FileGraph,
     /// Per file: chat file.
     chat: Vec<bool>,
-    /// SPEC §7.1 scores, per file (0 = not in the dict), plus anchored names that are not
+    /// behaviour.md §7.1 scores, per file (0 = not in the dict), plus anchored names that are not
     /// files of the request.
     personalization: HashMap<&'a str, f64>,
     /// Per file: personalization score (0 if none).
@@ -163,7 +163,7 @@ impl<'a> Prepared<'_, 'a> {
     }
 }
 
-/// SPEC §6.1 (index), §7.1a (anchors), §7.1 (personalization), §6.2–§6.5 (graph).
+/// behaviour.md §6.1 (index), §7.1a (anchors), §7.1 (personalization), §6.2–§6.5 (graph).
 fn prepare<'r, 'a>(
     request: &'r RankRequest<'a>,
     config: &RankConfig,
@@ -388,7 +388,7 @@ fn warn_duplicates(files: &[FileTags<'_>], skip: &[bool]) {
     }
 }
 
-/// SPEC §7.1's `personalize`: 100 / N for N files (0 without files).
+/// behaviour.md §7.1's `personalize`: 100 / N for N files (0 without files).
 fn personalize_unit(num_files: usize) -> f64 {
     if num_files == 0 {
         0.0
@@ -408,7 +408,7 @@ fn mentioned_ids(index: &TagIndex<'_>, mentioned_idents: &HashSet<&str>) -> Vec<
     ids
 }
 
-/// SPEC §6.2–§6.5: the graph, with the mentioned identifiers' edges boosted.
+/// behaviour.md §6.2–§6.5: the graph, with the mentioned identifiers' edges boosted.
 /// A `kept` graph (of an earlier ranking over the same index) is re-weighted instead.
 fn build_graph(
     index: &TagIndex<'_>,
@@ -432,7 +432,7 @@ fn build_graph(
     FileGraph::build(index, chat.len(), &input)
 }
 
-/// SPEC §7.2–§7.3: PageRank, personalised when some file has a score, retried without
+/// behaviour.md §7.2–§7.3: PageRank, personalised when some file has a score, retried without
 /// personalization when it sums to zero over the graph. No ranks when that fails too.
 fn run_pagerank(prep: &Prepared<'_, '_>, params: &PageRankParams) -> (Vec<f64>, PageRankRun) {
     let adjacency = &prep.graph.adjacency;
@@ -481,7 +481,7 @@ fn outcome(
     }
 }
 
-/// SPEC §7.4: each node's rank spread over its out-edges by weight, summed per (definer,
+/// behaviour.md §7.4: each node's rank spread over its out-edges by weight, summed per (definer,
 /// identifier), in identifier-loop order. Every definer of an identifier gets the same
 /// share from a referencer, so one sum per identifier.
 fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<DefRank> {
@@ -522,7 +522,7 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
     def_ranks
 }
 
-/// SPEC §7.5 step 1, as Aider sorts: `sorted(..., reverse=True, key=lambda x: (x[1],
+/// behaviour.md §7.5 step 1, as Aider sorts: `sorted(..., reverse=True, key=lambda x: (x[1],
 /// x[0]))`: rank, then file, then identifier, all descending. Files compare by their
 /// position in name order, identifiers by theirs when `ident_ord` has them (names are
 /// distinct, so the order is the same; the whole order then packs into two integers) or

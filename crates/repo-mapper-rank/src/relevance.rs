@@ -34,7 +34,7 @@ pub struct Relevance {
     /// Factor on the definition ranks of test, documentation and example files that are
     /// not mentioned; 1: no change.
     pub test_factor: f64,
-    /// SPEC §8.2: important files head the list. Off, they are listed where they rank.
+    /// behaviour.md §8.2: important files head the list. Off, they are listed where they rank.
     pub important_first: bool,
     /// A file's definition ranks are multiplied by `1 + caller_boost × caller score`: its
     /// use of the names the chat files define (each counted by how specific it is: the

@@ -7,7 +7,7 @@ use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
 use crate::{CountedTags, FileTags};
 
-/// The identifier index (SPEC §6.1) of a list of files, kept to rank the same files again
+/// The identifier index (behaviour.md §6.1) of a list of files, kept to rank the same files again
 /// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)), and the
 /// file graph of the last such ranking.
 ///

@@ -1,4 +1,4 @@
-//! The ranked list (SPEC §7.5), the important files of stage 0 (§8.2) and the anchors at
+//! The ranked list (behaviour.md §7.5), the important files of stage 0 (§8.2) and the anchors at
 //! the front (§7.1b), built in that order.
 
 use std::collections::{HashMap, HashSet};
@@ -11,7 +11,7 @@ use crate::important::is_important;
 use crate::index::{TagIndex, tag_at};
 use crate::{EXCLUDE_UNRANKED_THRESHOLD, FileTags, RankedEntry, RankedItem, Stage};
 
-/// The rank of one (definer, identifier) pair, by index (SPEC §7.4).
+/// The rank of one (definer, identifier) pair, by index (behaviour.md §7.4).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct DefRank {
     pub file: u32,

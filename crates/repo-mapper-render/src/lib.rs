@@ -3,7 +3,7 @@
 //! This is the fourth step of the pipeline (see `docs/ARCHITECTURE.md`): given the ranked
 //! definitions (and files shown by name only), [`Renderer::to_tree`] prints each file with
 //! the lines of its definitions and the headers of the scopes around them, `⋮` for what is
-//! left out (SPEC §9, §12). The per-file work is [`TreeContext`], grep-ast 0.9.0's class of
+//! left out (behaviour.md §9, §12). The per-file work is [`TreeContext`], grep-ast 0.9.0's class of
 //! that name with the options Aider passes.
 //!
 //! ```

@@ -14,7 +14,7 @@ use crate::context::{Headers, TreeContext, render_language};
 use crate::escape::escape_control;
 use crate::text::{split_lines, truncate_chars};
 
-/// Aider's line cut in `to_tree` (SPEC §14 `max_line_length`).
+/// Aider's line cut in `to_tree` (behaviour.md §14 `max_line_length`).
 pub const DEFAULT_MAX_LINE_LENGTH: usize = 100;
 
 /// One entry of the ranked list `to_tree` renders: a definition, or a file shown by name
@@ -96,11 +96,11 @@ struct CachedContext {
 }
 
 /// Renders ranked definitions as repo-map text: Aider 0.86.2's `to_tree` and
-/// `render_tree`, with both of its caches (SPEC §9).
+/// `render_tree`, with both of its caches (behaviour.md §9).
 ///
 /// * The **render cache** maps `(rel_fname, sorted lines of interest, stamp)` to the
 ///   rendered text; clear it with [`Renderer::clear_render_cache`] at the start of each
-///   uncached map computation (SPEC §9.2).
+///   uncached map computation (behaviour.md §9.2).
 /// * The **context cache** keeps one [`TreeContext`] per `rel_fname`, replaced when the
 ///   file's [`FileStamp`] (size, mtime, ctime, inode) changes. Aider keeps it for the whole session; here
 ///   [`Renderer::start_map`] also drops the contexts the previous map did not use, so a
@@ -120,12 +120,12 @@ struct CachedContext {
 ///   (a form feed — common in C, Lisp and older Python sources — shifts the rest of the
 ///   file by one). `to_tree`'s line cut splits the same way. Default splits at `\n` only.
 /// * **Unreadable files.** Aider renders an unreadable or non-UTF-8 file as the text
-///   `"\n"`, which prints `⋮` (or `│` when row 0 is of interest). Default follows SPEC
-///   §9.2 (an unreadable file renders as `""`) and §14 (undecodable bytes are replaced).
+///   `"\n"`, which prints `⋮` (or `│` when row 0 is of interest). Default follows
+///   behaviour.md §9.2 (an unreadable file renders as `""`) and §14 (undecodable bytes are replaced).
 /// * **Negative lines of interest** (possible only for identifier-fallback references)
 ///   index rows from the end in Python; Default ignores them.
 /// * **A bare entry whose `rel_fname` is empty** is dropped by Aider (`elif cur_fname:`);
-///   Default emits it, as SPEC §9.1 step 5b says.
+///   Default emits it, as behaviour.md §9.1 step 5b says.
 ///
 /// Everything else — scopes, headers, gap closing, blank-line pickup, sorting, chat-file
 /// skipping, the line cut — has no quirk worth fixing and is the same in both.
@@ -174,7 +174,7 @@ impl Renderer {
         self
     }
 
-    /// Cuts output lines at `max_line_length` characters instead (SPEC §14).
+    /// Cuts output lines at `max_line_length` characters instead (behaviour.md §14).
     pub fn with_max_line_length(mut self, max_line_length: usize) -> Self {
         self.max_line_length = max_line_length;
         self
@@ -219,7 +219,7 @@ impl Renderer {
         self.contexts.len()
     }
 
-    /// Aider's `to_tree` (SPEC §9.1): the map text for `items`, skipping files in
+    /// Aider's `to_tree` (behaviour.md §9.1): the map text for `items`, skipping files in
     /// `chat_rel_fnames`.
     ///
     /// Items are sorted as Aider sorts its tuples ([`MapItem::aider_cmp`]) and grouped by
@@ -290,7 +290,7 @@ impl Renderer {
         cut
     }
 
-    /// Aider's `render_tree` (SPEC §9.2): file `abs_fname` (`rel_fname` relative to the
+    /// Aider's `render_tree` (behaviour.md §9.2): file `abs_fname` (`rel_fname` relative to the
     /// root) shown around `lines_of_interest` (0-based rows, see [`line_of_interest`]).
     ///
     /// The file is read as Aider's `io.read_text` reads it (UTF-8, universal newlines) and

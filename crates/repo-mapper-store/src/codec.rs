@@ -18,8 +18,8 @@
 //!           ascending within a group, the first delta from 0)
 //! ```
 //!
-//! The references at line −1 that end a file's tags (the identifier fallback's, SPEC
-//! §3.2: one per identifier token, thousands in a C file) are stored as groups, one per
+//! The references at line −1 that end a file's tags (the identifier fallback's,
+//! behaviour.md §3.2: one per identifier token, thousands in a C file) are stored as groups, one per
 //! (sub-kind, name) with its count, in order of first appearance: the same tags, a
 //! fraction of the bytes. Decoding gives each group's copies together.
 //!
@@ -43,7 +43,7 @@ pub const FORMAT: u8 = 8;
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Note {
-    /// The file is not valid UTF-8: no tags (SPEC §13.6).
+    /// The file is not valid UTF-8: no tags (behaviour.md §13.6).
     NotUtf8,
     /// Extraction ran out of time ([`repo_mapper_tags::Limits`]).
     CutShort(CutShort),

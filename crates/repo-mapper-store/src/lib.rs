@@ -3,7 +3,7 @@
 //! Second step of the pipeline (see `docs/ARCHITECTURE.md`). [`scan`] takes the file list,
 //! returns stored tags for unchanged files and extracts the rest in parallel, writing them
 //! back in batches. The store is a [`TagStore`]: [`SledStore`] on disk, [`MemoryStore`] for
-//! `--no-cache` and as the fallback; [`open_store`] picks and recovers (SPEC §5).
+//! `--no-cache` and as the fallback; [`open_store`] picks and recovers (behaviour.md §5).
 //!
 //! * **Keyed** by the dialect and the file's absolute path ([`entry_key`]); the entry holds the validation key
 //!   ([`FileKey`]: the file's [`FileStamp`](repo_mapper_tags::FileStamp) — size, mtime,

@@ -47,7 +47,7 @@ pub struct ScanStats {
 pub enum Problem {
     /// The file could not be read (vanished, no permission, not a regular file).
     Unreadable(String),
-    /// The file is not valid UTF-8 (SPEC §13.6: no tags).
+    /// The file is not valid UTF-8 (behaviour.md §13.6: no tags).
     NotUtf8,
     /// Extraction ran out of time: the tags found before, or none.
     CutShort(CutShort),

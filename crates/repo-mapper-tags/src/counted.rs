@@ -1,7 +1,7 @@
 //! A file's tags in the form ranking needs: every definition as a [`Tag`], the references
 //! only counted per identifier.
 //!
-//! Ranking reads a reference for its identifier alone (SPEC §6.1 counts them), so a file's
+//! Ranking reads a reference for its identifier alone (behaviour.md §6.1 counts them), so a file's
 //! thousands of reference tags shrink to one `(name, count)` per identifier, packed in two
 //! allocations. On the Linux tree that is the difference between gigabytes and a few
 //! hundred megabytes for a warm run.

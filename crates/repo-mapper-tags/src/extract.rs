@@ -24,7 +24,7 @@ thread_local! {
 }
 
 /// Reads `path` as Aider's `io.read_text` does, for tag extraction: `None` when the file is
-/// not valid UTF-8 (SPEC §13.6: such files yield no tags), else the text with `\r\n` and
+/// not valid UTF-8 (behaviour.md §13.6: such files yield no tags), else the text with `\r\n` and
 /// lone `\r` turned into `\n` (Python's universal newlines), so line numbers agree with
 /// Aider's on every file.
 pub fn read_source(path: &Path) -> io::Result<Option<String>> {
@@ -87,7 +87,7 @@ pub struct Extraction {
 /// Tags come grouped by capture name, in the order the names first appear, each group in
 /// source order with every node once (as py-tree-sitter's `QueryCursor.captures` returns
 /// them). When the file has definitions but no references, the language's identifier query
-/// supplies references with line −1 (SPEC §3.2); in [`Dialect::Aider`], pygments' lexer
+/// supplies references with line −1 (behaviour.md §3.2); in [`Dialect::Aider`], pygments' lexer
 /// replayed, as Aider does, where it can be (see `docs/parity.md`, T8). A tree with syntax
 /// errors still yields the tags its well-formed parts hold. A query that does not compile
 /// yields no tags and a warning (the test suite compiles every embedded query, so this is
@@ -503,7 +503,7 @@ const CAPTURES_PER_CLOCK_CHECK: u32 = 64;
 /// order of first appearance, each node once per capture, in source order. (py-tree-sitter's `captures()` returns each group in an
 /// order that changes from run to run, so Aider's order cannot be reproduced; source order
 /// is the deterministic stand-in.) In [`Dialect::Aider`], each group ends with a second copy of its last
-/// node, as Aider 0.86.2's capture loop appends one (SPEC §3.5 documents the bug). Which
+/// node, as Aider 0.86.2's capture loop appends one (behaviour.md §3.5 documents the bug). Which
 /// node Aider repeats depends on that run-to-run order; we repeat the last in source order.
 /// The flag is set when the groups are incomplete: the deadline stopped the query (the
 /// groups hold what came before), or a match had more captures than tree-sitter's cursor
@@ -686,7 +686,7 @@ impl<'t> Groups<'t> {
         groups[group].1.push(node);
     }
 
-    /// Aider 0.86.2's extra copy of each group's last node (SPEC §3.5).
+    /// Aider 0.86.2's extra copy of each group's last node (behaviour.md §3.5).
     fn repeat_last_nodes(&mut self) {
         for (_, nodes) in &mut self.groups {
             if let Some(&last) = nodes.last() {

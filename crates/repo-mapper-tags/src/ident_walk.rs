@@ -1,4 +1,4 @@
-//! The identifier fallback (SPEC §3.2) as one walk over the tree instead of a query.
+//! The identifier fallback (behaviour.md §3.2) as one walk over the tree instead of a query.
 //!
 //! Our `*-idents.scm` queries are lists of single-node patterns: `(kind) @cap`, an
 //! alternation `[(a) (b)] @cap`, each optionally with `#eq?`, `#not-eq?`, `#any-of?` or

@@ -102,7 +102,7 @@ impl TagKind {
     }
 }
 
-/// One definition or reference of an identifier in a file (SPEC §2.1).
+/// One definition or reference of an identifier in a file (behaviour.md §2.1).
 ///
 /// Ordered as Aider's `Tag` named tuple sorts: by `rel_fname`, `fname`, `line`, `name`,
 /// `kind` (then `sub_kind`).
@@ -112,8 +112,8 @@ pub struct Tag {
     pub rel_fname: Arc<str>,
     /// Absolute path; shared by all tags of a file.
     pub fname: Arc<Path>,
-    /// 1-based line of the captured node (SPEC §3.4); −1 for references from the
-    /// identifier fallback (SPEC §3.2).
+    /// 1-based line of the captured node (behaviour.md §3.4); −1 for references from the
+    /// identifier fallback (behaviour.md §3.2).
     pub line: i32,
     /// The identifier: the captured node's text.
     pub name: String,

@@ -3,7 +3,7 @@
 //! When a file's tag query finds definitions but no references, Aider 0.86.2 takes every
 //! token of pygments' `Token.Name` family as a reference, the lexer chosen by
 //! `guess_lexer_for_filename`. The `default` dialect uses our `-idents.scm` queries instead
-//! (SPEC §3.2); the `aider` dialect runs pygments' own lexers here: an interpreter of
+//! (behaviour.md §3.2); the `aider` dialect runs pygments' own lexers here: an interpreter of
 //! pygments' `RegexLexer` state machines over their tables, exported from pygments 2.19.2 by
 //! `cargo xtask vendor-lexers` into `queries/pygments/lexers.json` (BSD-2-Clause, licence
 //! beside it). Patterns run on fancy-regex, anchored at the current position with the whole

@@ -2,10 +2,10 @@
 //! grammar and which query files a language has is its row of the language table
 //! (`language.rs`); this module hands them out and compiles the queries.
 //!
-//! Tag queries resolve as Aider resolves them (SPEC §4.1): `queries/tree-sitter-language-pack/`
+//! Tag queries resolve as Aider resolves them (behaviour.md §4.1): `queries/tree-sitter-language-pack/`
 //! first, `queries/tree-sitter-languages/` second; repo-mapper's own `queries/repo-mapper/`
 //! comes third, for languages Aider has no query for (bash). Identifier queries
-//! (`{lang}-idents.scm`, SPEC §3.2) are all our own, in `queries/repo-mapper/`.
+//! (`{lang}-idents.scm`, behaviour.md §3.2) are all our own, in `queries/repo-mapper/`.
 //!
 //! Queries compile once per process, on first use.
 

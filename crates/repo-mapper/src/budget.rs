@@ -1,4 +1,4 @@
-//! Choosing how much of the ranked list fits the token budget (SPEC §10.2).
+//! Choosing how much of the ranked list fits the token budget (behaviour.md §10.2).
 
 /// The chosen map: its text, its token count, and how many ranked entries it holds.
 #[derive(Debug, Clone, PartialEq)]

@@ -149,7 +149,7 @@ impl RepoMap {
         }
     }
 
-    /// SPEC §6–§8, in a warm session with its kept tag index.
+    /// behaviour.md §6–§8, in a warm session with its kept tag index.
     fn rank<'a>(&mut self, request: &RankRequest<'a>, tags: &[Arc<CountedTags>]) -> Ranking<'a> {
         let config = self.config.rank_config();
         match &mut self.warm {
@@ -158,7 +158,7 @@ impl RepoMap {
         }
     }
 
-    /// SPEC §13.5 and issue 12: every chat and other file passes the root guard (in
+    /// behaviour.md §13.5 and issue 12: every chat and other file passes the root guard (in
     /// parallel); missing and refused files are warned about once per session. A warm
     /// session checks again only the files a file-system watch saw change since its last
     /// admission of the same files ([`Watch`]).
@@ -256,7 +256,7 @@ impl RepoMap {
         admitted
     }
 
-    /// SPEC §5: the tags of every file, from the store where unchanged (in a warm session,
+    /// behaviour.md §5: the tags of every file, from the store where unchanged (in a warm session,
     /// from memory where the stat is unchanged), and why the store is in memory if it fell
     /// back.
     pub(crate) fn scan(
@@ -322,7 +322,7 @@ impl RepoMap {
         );
     }
 
-    /// SPEC §10.2: the largest prefix of the ranked list that fits the budget.
+    /// behaviour.md §10.2: the largest prefix of the ranked list that fits the budget.
     fn fit(
         &mut self,
         ranking: &Ranking<'_>,
@@ -424,7 +424,7 @@ impl RelNames {
         profile: Dialect,
     ) -> RelNames {
         // Aider lists missing other files as bare entries (stage 3); the default profile
-        // leaves them out: a map should not name files that do not exist (SPEC §13.5).
+        // leaves them out: a map should not name files that do not exist (behaviour.md §13.5).
         // Files refused for lying outside the root are named by neither. Chat files are
         // no longer among the other files (`map.rs`'s `without_chat_candidates`).
         let other = request
@@ -451,7 +451,7 @@ impl RelNames {
     }
 }
 
-/// SPEC §6–§8's input: the files with their tags, the mentions and the anchors.
+/// behaviour.md §6–§8's input: the files with their tags, the mentions and the anchors.
 fn rank_request<'a>(
     request: &'a MapRequest,
     admitted: &'a Admitted,

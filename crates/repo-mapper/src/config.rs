@@ -1,4 +1,4 @@
-//! Every parameter of a repo map session (SPEC §14), each default written once.
+//! Every parameter of a repo map session (behaviour.md §14), each default written once.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -10,7 +10,7 @@ use repo_mapper_tags::{Dialect, Limits};
 use crate::Tokenizer;
 
 /// When a [`RepoMap`](crate::RepoMap) recomputes the map instead of returning a cached one
-/// (SPEC §11).
+/// (behaviour.md §11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Refresh {
     /// Use the cache only when the last computation took over a second; the cache key
@@ -150,7 +150,7 @@ impl std::fmt::Display for UnknownName {
 
 impl std::error::Error for UnknownName {}
 
-/// Configuration of a [`RepoMap`](crate::RepoMap) session: SPEC §14's parameters plus the
+/// Configuration of a [`RepoMap`](crate::RepoMap) session: behaviour.md §14's parameters plus the
 /// tokenizer, the tag-cache location and the per-file bound. What changes from one map to
 /// the next (chat files, mentions, anchors) is in [`MapRequest`](crate::MapRequest).
 ///
@@ -183,7 +183,7 @@ pub struct Config {
     /// [`Config::DEFAULT_MAX_LINE_LENGTH`]).
     pub max_line_length: usize,
     /// The ranking's numbers: self-edge weight, PageRank parameters, anchor weight,
-    /// `exclude_unranked` (SPEC §6–§8; defaults in `repo-mapper-rank`). Whose ranking
+    /// `exclude_unranked` (behaviour.md §6–§8; defaults in `repo-mapper-rank`). Whose ranking
     /// they serve comes from the profile ([`Config::rank_config`]).
     pub rank: RankParams,
     /// Tokenizer used to count the map's tokens (default cl100k_base).
@@ -237,7 +237,7 @@ impl Config {
     /// not one definition of its map (`docs/performance.md`).
     pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
 
-    /// The defaults of SPEC §14 for a repository at `root`, in the default profile.
+    /// The defaults of behaviour.md §14 for a repository at `root`, in the default profile.
     pub fn new(root: impl Into<PathBuf>) -> Config {
         let root = root.into();
         Config {

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 /// Why a file is not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Refusal {
-    /// Missing, or not a regular file (SPEC §13.5).
+    /// Missing, or not a regular file (behaviour.md §13.5).
     NotAFile,
     /// Its path leads outside the root (`../x.py`, `/etc/passwd`, a directory symlink).
     Outside,

@@ -1,4 +1,4 @@
-//! [`RepoMap`]: a session over one repository — the map cache of SPEC §11 in front of
+//! [`RepoMap`]: a session over one repository — the map cache of behaviour.md §11 in front of
 //! the pipeline ([`crate::compute`]).
 
 use std::borrow::Cow;
@@ -47,8 +47,8 @@ pub(crate) type ProgressFn = Box<dyn Fn(Progress) + Send + Sync>;
 /// What a computation returns, as the map cache keeps it.
 pub(crate) type Computed = Result<MapOutput, NoMap>;
 
-/// The map cache's key (SPEC §11): sorted chat and other files, the budget, and in
-/// [`Refresh::Auto`] the mentions; and the anchors (SPEC §11 predates per-request anchors:
+/// The map cache's key (behaviour.md §11): sorted chat and other files, the budget, and in
+/// [`Refresh::Auto`] the mentions; and the anchors (behaviour.md §11 predates per-request anchors:
 /// they were fixed for a session).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CacheKey {
@@ -165,7 +165,7 @@ impl RepoMap {
         self.progress = Some(Box::new(f));
     }
 
-    /// The repo map for `request` (SPEC §10–§13), or why there is none.
+    /// The repo map for `request` (behaviour.md §10–§13), or why there is none.
     ///
     /// A cached map answers only under the freshness rule ([`Refresh`]): in
     /// [`Refresh::Auto`], only if no file it was made from changed since (every file's
@@ -224,7 +224,7 @@ impl RepoMap {
         self.map(&request).ok().map(|out| out.text)
     }
 
-    /// SPEC §10.3: the budget, bigger when no file is in the chat and the model's context
+    /// behaviour.md §10.3: the budget, bigger when no file is in the chat and the model's context
     /// window is known.
     fn budget(&self, no_chat_files: bool) -> usize {
         let c = &self.config;
@@ -263,7 +263,7 @@ impl RepoMap {
         }
     }
 
-    /// SPEC §11's modes that reuse a map whatever changed on disk: [`Refresh::Manual`]
+    /// behaviour.md §11's modes that reuse a map whatever changed on disk: [`Refresh::Manual`]
     /// (the last map) and [`Refresh::Files`] (the map of the same request).
     fn cached_whatever_changed(&self, key: &CacheKey) -> Option<Computed> {
         match self.config.refresh {
@@ -333,7 +333,7 @@ fn digest(files: &[PathBuf]) -> [u8; 32] {
 }
 
 /// `request` with its chat files taken out of its other files (a copy only when some are
-/// there): a chat file is never an other file (SPEC §2.2), as in Aider, whose other files
+/// there): a chat file is never an other file (behaviour.md §2.2), as in Aider, whose other files
 /// are all files less the chat files. The command and the server both pass every file of
 /// the walk; left in, an untagged chat file was a stage-3 entry counted by the budget
 /// search (soak case 7-1660), and a request whose files were all in the chat printed a

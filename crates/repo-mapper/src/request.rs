@@ -38,9 +38,9 @@ pub struct MapRequest {
     /// and definitions ([`Relevance`](repo_mapper_rank::Relevance)); the `spec` and
     /// `aider` profiles ignore it (derive mentions with [`RepoMap::mentions`](crate::RepoMap::mentions)).
     pub message: Option<String>,
-    /// Files and identifiers the ranking must start from (SPEC §7.1a–b).
+    /// Files and identifiers the ranking must start from (behaviour.md §7.1a–b).
     pub anchors: Anchors,
-    /// Bypass the map cache for reading (SPEC §11); the result is still cached.
+    /// Bypass the map cache for reading (behaviour.md §11); the result is still cached.
     pub force_refresh: bool,
 }
 
@@ -90,7 +90,7 @@ impl MapRequest {
     }
 }
 
-/// Where the ranking must start, whatever the chat files (SPEC §7.1a–b): anchor files are
+/// Where the ranking must start, whatever the chat files (behaviour.md §7.1a–b): anchor files are
 /// restart seeds and always shown; identifiers make their defining files seeds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -115,7 +115,7 @@ impl Anchors {
         self.files.is_empty() && self.idents.is_empty() && self.scoped.is_empty()
     }
 
-    /// SPEC §17.4: each value is `FILE:IDENT` if FILE exists, else `FILE` if it exists,
+    /// behaviour.md §17.4: each value is `FILE:IDENT` if FILE exists, else `FILE` if it exists,
     /// else an identifier. Files are tried as given (absolute, or relative to `cwd`) and
     /// relative to `root`.
     ///
@@ -201,7 +201,7 @@ pub enum NoMap {
     NoFiles,
     /// Nothing fits in the budget, or no file has anything to show.
     NothingFits {
-        /// The budget used (after the no-chat expansion of SPEC §10.3).
+        /// The budget used (after the no-chat expansion of behaviour.md §10.3).
         budget: usize,
         /// What the computation did.
         report: Arc<MapReport>,
@@ -237,7 +237,7 @@ impl std::error::Error for NoMap {}
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct MapReport {
-    /// The token budget used (after the no-chat expansion of SPEC §10.3).
+    /// The token budget used (after the no-chat expansion of behaviour.md §10.3).
     pub budget: usize,
     /// The map's token count: exact in the default profile, Aider's estimate in the
     /// aider profile. `None` when there is no map.

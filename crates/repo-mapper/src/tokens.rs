@@ -1,4 +1,4 @@
-//! Token counting with tiktoken (SPEC §10.1).
+//! Token counting with tiktoken (behaviour.md §10.1).
 
 use std::str::FromStr;
 

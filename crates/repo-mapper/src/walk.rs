@@ -1,4 +1,4 @@
-//! Listing a repository's files (SPEC §17.3).
+//! Listing a repository's files (behaviour.md §17.3).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use repo_mapper_tags::FileStamp;
 
 /// Hidden directories that are walked anyway: `.github` holds the workflow files Aider
-/// lists as important (SPEC §8).
+/// lists as important (behaviour.md §8).
 const HIDDEN_DIRS_KEPT: &[&str] = &[".github"];
 
 /// Every file under `root`, as absolute paths sorted by their path relative to `root`.

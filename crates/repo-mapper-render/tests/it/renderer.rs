@@ -50,7 +50,7 @@ fn unreadable_files_per_dialect() {
     let aider = Renderer::new(Dialect::Aider).to_tree(&items, &no_chat());
     assert_eq!(aider, "\nbad.py:\n│\n\nmissing.py:\n⋮\n\nz\n");
 
-    // SPEC §9.2: an unreadable file renders as ""; §14: undecodable bytes are replaced.
+    // behaviour.md §9.2: an unreadable file renders as ""; §14: undecodable bytes are replaced.
     let default = Renderer::new(Dialect::Default).to_tree(&items, &no_chat());
     assert_eq!(
         default,

@@ -1,4 +1,4 @@
-//! Bad input never panics and never errors where no error is due (SPEC §3.1, §13.6).
+//! Bad input never panics and never errors where no error is due (behaviour.md §3.1, §13.6).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -149,7 +149,7 @@ fn deeply_nested_source_does_not_overflow_the_stack() {
 
 #[test]
 fn defs_without_refs_get_identifier_references_at_line_minus_one() {
-    // The TypeScript query has no call references (SPEC §3.2).
+    // The TypeScript query has no call references (behaviour.md §3.2).
     let src = "export function area(r: number): number {\n  return compute(r);\n}\n";
     let tags = extract_source(
         Language::TypeScript,

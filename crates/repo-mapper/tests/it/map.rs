@@ -176,7 +176,7 @@ fn no_chat_files_expand_the_budget_within_the_context_window() {
     );
 }
 
-/// The map cache (SPEC §11), observed through whether a file edit shows up.
+/// The map cache (behaviour.md §11), observed through whether a file edit shows up.
 #[test]
 fn refresh_modes() {
     let dir = tempfile::tempdir().unwrap();
