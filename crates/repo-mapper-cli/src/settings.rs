@@ -184,16 +184,13 @@ fn inside_root(root: &Path, cwd: &Path, p: &Path, flag: &str) -> Result<PathBuf,
             p.display()
         )));
     }
-    let abs = absolute(cwd, p);
-    let abs = abs.canonicalize().unwrap_or(abs);
-    if !abs.starts_with(root) {
-        return Err(Failure::fatal(format!(
+    repo_mapper::inside_root(root, cwd, p).ok_or_else(|| {
+        Failure::fatal(format!(
             "error: {flag} {} is outside the repository root {}",
             p.display(),
             root.display()
-        )));
-    }
-    Ok(abs)
+        ))
+    })
 }
 
 fn rel_string(root: &Path, abs: &Path) -> Result<String, Failure> {

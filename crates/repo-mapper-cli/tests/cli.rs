@@ -395,6 +395,12 @@ fn bad_input_gets_one_line_and_the_right_exit_code() {
         1,
         "outside the repository root",
     );
+    // A path that does not exist is resolved too: `..` leads out of the root.
+    fails(
+        cmd(p).args([".", "-c", "../no-such-sibling/x.py"]),
+        1,
+        "outside the repository root",
+    );
     fails(cmd(p).args([".", "-t", "-5"]), 1, "--max-tokens");
     fails(cmd(p).args([".", "-t", "0"]), 2, "budget is 0");
     fails(cmd(p).args([".", "-t", "lots"]), 1, "invalid value");

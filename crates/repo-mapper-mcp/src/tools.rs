@@ -191,13 +191,8 @@ fn relative(root: &Path, file: &Path) -> String {
 
 /// `file` (absolute, or relative to `root`) as an absolute path inside `root`.
 fn inside(root: &Path, file: &str, what: &str) -> Result<PathBuf, ToolError> {
-    let path = root.join(file);
-    let path = path.canonicalize().unwrap_or(path);
-    let escapes = path
-        .components()
-        .any(|c| c == std::path::Component::ParentDir);
-    if escapes || !path.starts_with(root) {
-        return fail(format!("{what}: {file} is outside project_root"));
+    match repo_mapper::inside_root(root, root, Path::new(file)) {
+        Some(path) => Ok(path),
+        None => fail(format!("{what}: {file} is outside project_root")),
     }
-    Ok(path)
 }

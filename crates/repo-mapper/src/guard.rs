@@ -194,6 +194,13 @@ fn lexically_under(path: &Path, root: &Path) -> bool {
     if path.components().all(plain) {
         return path.starts_with(root) && path != root;
     }
+    let resolved = resolve_dots(path);
+    resolved.starts_with(root) && resolved != root
+}
+
+/// `path` with `.` and `..` resolved textually.
+fn resolve_dots(path: &Path) -> PathBuf {
+    use std::path::Component;
     let mut resolved = PathBuf::new();
     for c in path.components() {
         match c {
@@ -204,7 +211,32 @@ fn lexically_under(path: &Path, root: &Path) -> bool {
             other => resolved.push(other.as_os_str()),
         }
     }
-    resolved.starts_with(root) && resolved != root
+    resolved
+}
+
+/// A path a user named (a chat file, an anchor, a mentioned file), made absolute against
+/// `base` (the current directory, or the root), if it lies under `root` (canonical):
+/// symlinks followed where the path exists, `..` resolved textually where it does not.
+/// The one check of user-given paths, which the CLI and the MCP server share; every
+/// file read still passes [`RootGuard::check`].
+///
+/// ```
+/// use std::path::Path;
+/// let root = std::env::temp_dir().canonicalize()?.join("repo-mapper-inside-doc");
+/// std::fs::create_dir_all(&root)?;
+/// let inside = repo_mapper::inside_root(&root, &root, Path::new("src/../app.py"));
+/// assert_eq!(inside, Some(root.join("app.py")));
+/// assert_eq!(repo_mapper::inside_root(&root, &root, Path::new("../etc/passwd")), None);
+/// assert_eq!(repo_mapper::inside_root(&root, &root, Path::new("/etc/passwd")), None);
+/// # std::fs::remove_dir_all(&root)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn inside_root(root: &Path, base: &Path, given: &Path) -> Option<PathBuf> {
+    let joined = base.join(given);
+    let path = joined
+        .canonicalize()
+        .unwrap_or_else(|_| resolve_dots(&joined));
+    path.starts_with(root).then_some(path)
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ mod watch;
 
 pub use answer::Answer;
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
+pub use guard::inside_root;
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
