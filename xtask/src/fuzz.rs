@@ -26,7 +26,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use repo_mapper_tags::Language;
-use sha2::{Digest, Sha256};
 
 /// The largest input made: mutations that grow a file stop here.
 const MAX_LEN: usize = 2 << 20;
@@ -423,8 +422,11 @@ impl<'a> Fuzz<'a> {
 
     /// Saves a failing input as `<language>-<hash>.<ext>`; its path (or why not).
     fn save(&self, sample: &Sample, bytes: &[u8]) -> String {
-        let hash = Sha256::digest(bytes);
-        let hex: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let hash = blake3::hash(bytes);
+        let hex: String = hash.as_bytes()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let name = format!("{}-{hex}.{}", sample.lang.name(), sample.ext);
         let path = self.out_dir.join(name);
         let written = std::fs::create_dir_all(self.out_dir).and_then(|()| {

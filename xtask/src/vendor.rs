@@ -293,6 +293,9 @@ fn count_patches(queries: &Path) -> Result<usize> {
     Ok(n)
 }
 
+/// The SHA-256 of `bytes`, in hex. The workspace hashes with blake3 everywhere else; the
+/// provenance keeps SHA-256 because it is the digest PyPI publishes for each wheel, so
+/// anyone can check the record against the index.
 fn sha256(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);

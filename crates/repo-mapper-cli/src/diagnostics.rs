@@ -3,26 +3,21 @@
 
 use std::io::{IsTerminal, Write};
 
-use repo_mapper::{escape_control, push_escaped};
-
-/// Log targets of sled's own diagnostics (sled logs through the `log` crate; its storage
-/// layer was once the `pagecache` crate). They are off unless `RUST_LOG` names them.
-const SLED_TARGETS: [&str; 2] = ["sled", "pagecache"];
+use repo_mapper::{QUIET_LOG_TARGETS, catches_panic_at, escape_control, push_escaped};
 
 /// Writes `repo-mapper: {message}` to stderr as one line, control characters escaped.
 pub(crate) fn say(message: &str) {
     eprintln!("repo-mapper: {}", escape_control(message));
 }
 
-/// sled panics on some damaged data files; the store catches those panics and treats the
-/// store as corrupt (one warning of ours), so the default hook's "thread … panicked at"
-/// report would be noise on stderr. Panics anywhere else keep the default report.
-pub(crate) fn quiet_caught_sled_panics() {
+/// The tag store catches some panics of its database (on damaged data files) and treats
+/// the store as damaged (one warning of ours), so the default hook's "thread … panicked
+/// at" report would be noise on stderr. Panics anywhere else keep the default report.
+pub(crate) fn quiet_caught_store_panics() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let in_sled = info.location().is_some_and(|l| l.file().contains("/sled-"));
-        if in_sled {
-            tracing::debug!("sled panicked (caught): {info}");
+        if info.location().is_some_and(catches_panic_at) {
+            tracing::debug!("the tag store's database panicked (caught): {info}");
         } else {
             default(info);
         }
@@ -48,8 +43,8 @@ fn colour_stderr() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
-/// `RUST_LOG` if set and valid, else `warn` (`debug` with `-v`); sled's own log lines
-/// ([`SLED_TARGETS`]) are off unless `RUST_LOG` names them.
+/// `RUST_LOG` if set and valid, else `warn` (`debug` with `-v`); the tag store's database's
+/// own log lines ([`QUIET_LOG_TARGETS`]) are off unless `RUST_LOG` names them.
 fn diagnostics_filter(verbose: bool) -> tracing_subscriber::EnvFilter {
     use tracing_subscriber::EnvFilter;
     let default = if verbose { "debug" } else { "warn" };
@@ -58,7 +53,7 @@ fn diagnostics_filter(verbose: bool) -> tracing_subscriber::EnvFilter {
         .filter(|s| !s.trim().is_empty() && EnvFilter::try_new(s).is_ok())
         .unwrap_or_else(|| default.to_owned());
     let mut directives = base.clone();
-    for target in SLED_TARGETS.iter().filter(|t| !base.contains(*t)) {
+    for target in QUIET_LOG_TARGETS.iter().filter(|t| !base.contains(*t)) {
         directives.push_str(&format!(",{target}=off"));
     }
     EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new(default))

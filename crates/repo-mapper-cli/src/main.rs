@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         Err(err) => return clap_failure(&err),
     };
     diagnostics::init_tracing(cli.verbose);
-    diagnostics::quiet_caught_sled_panics();
+    diagnostics::quiet_caught_store_panics();
     let outcome = match cli.command {
         Some(command) => subcommand(command),
         None => Settings::from_cli(&cli).and_then(run),

@@ -318,9 +318,10 @@ fn deleted_files_are_pruned_from_the_tag_store_after_a_walk() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
     let stored = || {
-        let dir = cache.join(repo_mapper_store::store_dir_name());
-        let store = repo_mapper_store::SledStore::open(&dir).unwrap();
-        repo_mapper_store::TagStore::keys(&store).len()
+        let location = repo_mapper_store::CacheLocation::Dir(cache.clone());
+        let opened = repo_mapper_store::open_store(&location, &Default::default());
+        assert!(opened.fallback.is_none(), "the store on disk opens");
+        opened.store.keys().len()
     };
     stdout_of(cmd(r.path()).arg("."));
     let before = stored();

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use repo_mapper_store::{CacheLocation, OpenOptions, ScanOptions, SledStore, open_store, scan};
+use repo_mapper_store::{CacheLocation, OpenOptions, ScanOptions, open_store, scan};
 use repo_mapper_tags::{Dialect, Language, extract_files};
 
 fn main() {
@@ -86,9 +86,6 @@ fn main() {
         e
     });
     drop(opened);
-    let sled_reported = SledStore::open(&dir.join(repo_mapper_store::store_dir_name()))
-        .map(|s| s.size_on_disk())
-        .unwrap_or(0);
 
     println!(
         "encoded entries:              {:>9.1} MiB  ({:.1}% of the source bytes, keys included)",
@@ -108,10 +105,9 @@ fn main() {
         ms(extract_only) / ms(warm_scan)
     );
     println!(
-        "store on disk:                {:>9.1} MiB  ({:.1}% of the source bytes; sled reports {:.1} MiB)",
+        "store on disk:                {:>9.1} MiB  ({:.1}% of the source bytes)",
         mib(size_on_disk),
         size_on_disk as f64 / source_bytes as f64 * 100.0,
-        mib(sled_reported)
     );
 }
 

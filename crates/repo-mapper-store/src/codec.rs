@@ -38,11 +38,11 @@ use repo_mapper_tags::{
 };
 
 /// Version of the entry layout.
-pub const FORMAT: u8 = 8;
+pub(crate) const FORMAT: u8 = 8;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Note {
+pub(crate) enum Note {
     /// The file is not valid UTF-8: no tags (behaviour.md §13.6).
     NotUtf8,
     /// Extraction ran out of time ([`repo_mapper_tags::Limits`]).
@@ -77,7 +77,7 @@ pub(crate) fn decode_note(entry: &[u8]) -> Option<Note> {
 
 /// What decides whether a stored entry still describes the file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileKey {
+pub(crate) struct FileKey {
     /// What `stat` said of the file when it was read (its size: the bytes read).
     pub stamp: FileStamp,
     /// blake3 of the file's bytes.

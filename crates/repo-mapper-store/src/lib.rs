@@ -49,9 +49,8 @@ mod codec;
 mod scan;
 mod store;
 
-pub use codec::{FORMAT, FileKey, Note};
-pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, entry_key, scan};
+pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{
-    CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, SledStore,
-    StoreFallback, TagStore, open_store, store_dir_name,
+    CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,
+    StoreFallback, TagStore, catches_panic_at, open_store, store_dir_name,
 };

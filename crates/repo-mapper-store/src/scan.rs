@@ -602,7 +602,7 @@ fn dialect_tag(dialect: Dialect) -> u8 {
 /// The store key of a file's entry: a dialect byte, then the path's bytes (the OS encoding
 /// on Unix, UTF-8 elsewhere). Dialects extract different tags from one file, so each has
 /// its own entry.
-pub fn entry_key(dialect: Dialect, path: &Path) -> Vec<u8> {
+pub(crate) fn entry_key(dialect: Dialect, path: &Path) -> Vec<u8> {
     let mut key = vec![dialect_tag(dialect)];
     #[cfg(unix)]
     {

@@ -125,7 +125,7 @@ impl TagStore for MemoryStore {
 /// for the entries in the damaged pages. Such reads are logged once (at debug level),
 /// count as misses, and set [`is_damaged`](TagStore::is_damaged); a panic inside sled
 /// counts as damage too, never reaching the caller.
-pub struct SledStore {
+pub(crate) struct SledStore {
     /// `None` only after a [`reset`](TagStore::reset) that could not open a new database.
     db: RwLock<Option<sled::Db>>,
     dir: PathBuf,
@@ -143,7 +143,7 @@ impl std::fmt::Debug for SledStore {
 impl SledStore {
     /// Opens (creating if needed) the sled database in `dir`. A panic inside sled (it has
     /// some on damaged files) is returned as [`sled::Error::ReportableBug`].
-    pub fn open(dir: &Path) -> Result<SledStore, sled::Error> {
+    pub(crate) fn open(dir: &Path) -> Result<SledStore, sled::Error> {
         Ok(SledStore {
             db: RwLock::new(Some(open_db(dir)?)),
             dir: dir.to_path_buf(),
@@ -151,16 +151,6 @@ impl SledStore {
             said_read: AtomicBool::new(false),
             warned_write: AtomicBool::new(false),
         })
-    }
-
-    /// The database directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Bytes the database takes on disk.
-    pub fn size_on_disk(&self) -> u64 {
-        self.with_db(|db| db.size_on_disk()).unwrap_or(0)
     }
 
     /// Runs `f` on the database under the read lock, a panic turned into an error.
@@ -297,6 +287,20 @@ impl Drop for SledStore {
                 .take(),
         );
     }
+}
+
+/// Log targets of the on-disk store's own diagnostics: sled logs through the `log` crate
+/// (its storage layer was once the `pagecache` crate). What matters to a user the store
+/// reports as its own (a warning, [`StoreFallback`]), so a program that forwards `log`
+/// records keeps these off unless asked for them.
+pub const QUIET_LOG_TARGETS: [&str; 2] = ["sled", "pagecache"];
+
+/// Whether a panic raised at `location` is one the store catches: sled panics on some
+/// damaged data files, and the store turns that into a damaged store (one warning, a
+/// rebuild, or tags in memory). A program's panic hook may keep such a panic's default
+/// report off stderr.
+pub fn catches_panic_at(location: &std::panic::Location<'_>) -> bool {
+    location.file().contains("/sled-")
 }
 
 /// Opens the sled database in `dir` with our settings; a panic inside sled is an error.

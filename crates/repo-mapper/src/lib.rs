@@ -60,7 +60,9 @@ pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
-pub use repo_mapper_store::{CacheLocation, Problem, ScanStats, StoreFallback};
+pub use repo_mapper_store::{
+    CacheLocation, Problem, QUIET_LOG_TARGETS, ScanStats, StoreFallback, catches_panic_at,
+};
 pub use repo_mapper_tags::{CutShort, Dialect, Limits};
 pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
