@@ -1,29 +1,20 @@
 //! `cargo xtask lint`: the house rules rustc and clippy do not check.
 //!
-//! * **Functions fit on a screen**: no function in a crate's `src/` longer than
-//!   [`MAX_FN_LINES`] lines, from its `fn` line to its closing brace, tests
-//!   (`#[cfg(test)]` modules) and the listed generated tables aside.
 //! * **`unsafe` where it is listed**: the files that allow `unsafe_code` (denied in the
 //!   workspace's lints) are exactly those `docs/ARCHITECTURE.md` lists under
 //!   [`UNSAFE_HEADING`].
 //! * **Every rule reference leads somewhere**: each `behaviour.md §N` in the code and the
 //!   docs names a section heading of `docs/behaviour.md`.
 //!
+//! That functions fit on a screen is clippy's to check (`too_many_lines`, its threshold in
+//! `clippy.toml`), in every crate, test, bench and this xtask alike.
+//!
 //! The scanner is lexical, not a parser: it strips comments, strings and character
-//! literals, then matches braces. It is exact on rustfmt-formatted code.
+//! literals. It is exact on rustfmt-formatted code.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
-
-/// The longest function allowed, in lines.
-const MAX_FN_LINES: usize = 80;
-
-/// Functions that are data, not steps: (file, function).
-const TABLES: &[(&str, &str)] = &[
-    // grep-ast's extension table, one line per extension.
-    ("crates/repo-mapper-tags/src/language.rs", "lookup"),
-];
+use anyhow::{Result, bail};
 
 /// The heading of ARCHITECTURE's list of the files that may hold `unsafe`.
 const UNSAFE_HEADING: &str = "## Where `unsafe` is allowed";
@@ -35,8 +26,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     }
     let root = crate::workspace_root();
     check_unsafe_list(&root)?;
-    check_rule_references(&root)?;
-    check_function_lengths(&root)
+    check_rule_references(&root)
 }
 
 /// Every `behaviour.md §N` in `.rs` and `.md` files against `docs/behaviour.md`'s headings.
@@ -96,25 +86,6 @@ fn cited_sections(text: &str) -> Vec<String> {
     out
 }
 
-/// The workspace's `.md` files outside `target/` and the fixtures.
-fn markdown_files(root: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            let name = path.file_name().unwrap_or_default();
-            let skipped = ["target", "fixtures", ".git"].iter().any(|s| name == *s);
-            if path.is_dir() && !skipped {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// The files allowing `unsafe_code` against ARCHITECTURE's list.
 fn check_unsafe_list(root: &Path) -> Result<()> {
     let mut allowing = Vec::new();
@@ -153,147 +124,33 @@ fn unsafe_listed(doc: &str) -> Vec<String> {
     paths
 }
 
-/// No function over [`MAX_FN_LINES`] in a crate's `src/`.
-fn check_function_lengths(root: &Path) -> Result<()> {
-    let mut long = Vec::new();
-    for file in rust_sources(&root.join("crates"))? {
-        let text = std::fs::read_to_string(&file)
-            .with_context(|| format!("reading {}", file.display()))?;
-        let rel = file.strip_prefix(root).unwrap_or(&file).to_string_lossy();
-        for f in long_functions(&text) {
-            if !TABLES.contains(&(rel.as_ref(), f.name.as_str())) {
-                long.push(format!(
-                    "{rel}:{}: fn {} is {} lines",
-                    f.line, f.name, f.lines
-                ));
-            }
-        }
-    }
-    if !long.is_empty() {
-        bail!(
-            "functions longer than {MAX_FN_LINES} lines (split them into named steps):\n{}",
-            long.join("\n")
-        );
-    }
-    eprintln!("lint: every function fits in {MAX_FN_LINES} lines");
-    Ok(())
+/// The `.rs` files under `dir`, outside `target/` directories.
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    files_with_extension(dir, "rs", &["target"])
 }
 
-/// Every `.rs` file under `dir`, `target/` directories left out.
-fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+/// The workspace's `.md` files outside `target/`, the fixtures and `.git`.
+fn markdown_files(root: &Path) -> Result<Vec<PathBuf>> {
+    files_with_extension(root, "md", &["target", "fixtures", ".git"])
+}
+
+/// The files under `dir` whose extension is `ext`, not descending into directories named
+/// in `skip`.
+fn files_with_extension(dir: &Path, ext: &str, skip: &[&str]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir)? {
             let path = entry?.path();
-            if path.is_dir() && !path.ends_with("target") {
+            let skipped = skip.iter().any(|s| path.file_name() == Some(s.as_ref()));
+            if path.is_dir() && !skipped {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
+            } else if path.extension().is_some_and(|e| e == ext) {
                 out.push(path);
             }
         }
     }
     Ok(out)
-}
-
-/// `.rs` files under `crates/*/src/`, sorted.
-fn rust_sources(crates: &Path) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(crates)? {
-        let src = entry?.path().join("src");
-        if src.is_dir() {
-            out.extend(rust_files(&src)?);
-        }
-    }
-    out.sort();
-    Ok(out)
-}
-
-/// A function over the limit.
-#[derive(Debug, PartialEq)]
-struct LongFn {
-    name: String,
-    line: usize,
-    lines: usize,
-}
-
-/// The functions of `text` longer than [`MAX_FN_LINES`], outside `#[cfg(test)]` modules.
-fn long_functions(text: &str) -> Vec<LongFn> {
-    let code = strip(text);
-    let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i].trim_start();
-        if line.starts_with("#[cfg(test)]") {
-            i = block_end(&lines, i + 1).map_or(lines.len(), |end| end + 1);
-            continue;
-        }
-        if let Some(name) = fn_name(line)
-            && let Some(end) = block_end(&lines, i)
-        {
-            let count = end - i + 1;
-            if count > MAX_FN_LINES {
-                out.push(LongFn {
-                    name: name.to_owned(),
-                    line: i + 1,
-                    lines: count,
-                });
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
-/// The name of the function a line declares (`pub(crate) unsafe extern "C" fn name(`).
-fn fn_name(line: &str) -> Option<&str> {
-    let at = line.find("fn ")?;
-    let before = &line[..at];
-    let qualifiers = [
-        "pub",
-        "pub(crate)",
-        "pub(super)",
-        "const",
-        "unsafe",
-        "async",
-        "extern",
-    ];
-    let plain = before
-        .split_whitespace()
-        .all(|w| qualifiers.contains(&w) || w.starts_with("pub(") || w == "\"\"");
-    if !plain {
-        return None;
-    }
-    let rest = &line[at + 3..];
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
-    (end > 0).then(|| &rest[..end])
-}
-
-/// The line of the brace that closes the first block opened at or after line `start`;
-/// `None` when a `;` ends the item first (a declaration without a body).
-fn block_end(lines: &[&str], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut opened = false;
-    for (n, line) in lines.iter().enumerate().skip(start) {
-        for c in line.chars() {
-            match c {
-                '{' => {
-                    depth += 1;
-                    opened = true;
-                }
-                '}' => {
-                    depth = depth.checked_sub(1)?;
-                    if opened && depth == 0 {
-                        return Some(n);
-                    }
-                }
-                ';' if !opened => return None,
-                _ => {}
-            }
-        }
-    }
-    None
 }
 
 /// `text` with comments, strings and character literals blanked (line breaks kept).
@@ -402,44 +259,11 @@ mod tests {
         assert_eq!(unsafe_listed(doc), ["a/one.rs", "b/two.rs"]);
     }
 
-    fn body(lines: usize) -> String {
-        "    let x = 1;\n".repeat(lines)
-    }
-
     #[test]
-    fn counts_from_the_fn_line_to_its_closing_brace() {
-        let text = format!(
-            "pub(crate) fn long() {{\n{}}}\n\nfn short() {{}}\n",
-            body(79)
-        );
-        let found = long_functions(&text);
-        assert_eq!(
-            found,
-            [LongFn {
-                name: "long".into(),
-                line: 1,
-                lines: 81
-            }]
-        );
-        let text = format!("fn fits() {{\n{}}}\n", body(78));
-        assert!(long_functions(&text).is_empty());
-    }
-
-    #[test]
-    fn braces_in_strings_comments_and_chars_do_not_count() {
-        let text = format!(
-            "fn f() {{\n    let s = \"}}\"; // }}\n    let c = '}}'; let r = r#\"}}\"#;\n    /* }} */\n{}}}\n",
-            body(80)
-        );
-        assert_eq!(long_functions(&text)[0].lines, 85);
-    }
-
-    #[test]
-    fn test_modules_and_declarations_are_skipped() {
-        let text = format!(
-            "trait T {{\n    fn declared(&self);\n}}\n#[cfg(test)]\nmod tests {{\n    fn t() {{\n{}    }}\n}}\n",
-            body(100)
-        );
-        assert!(long_functions(&text).is_empty());
+    fn strings_comments_and_chars_are_stripped() {
+        let text = "let s = \"unsafe\"; // allow(unsafe_code)\nlet c = '}'; let r = r#\"x\"#;\n/* unsafe */ f();\n";
+        let code = strip(text);
+        assert!(!code.contains("unsafe"), "{code}");
+        assert!(code.contains("f();"), "{code}");
     }
 }

@@ -1,17 +1,4 @@
-//! Tree-sitter grammars that repo-mapper needs but cannot take from crates.io.
-//!
-//! * **pony**: the `tree-sitter-pony` crate still depends on tree-sitter 0.20, whose
-//!   `Language` type cannot be used with the tree-sitter 0.25 the rest of the workspace
-//!   uses. Its generated parser (ABI 14) is vendored unchanged under `grammars/pony`.
-//! * **udev** (`*.rules`) and **chatito** (`*.chatito`): no crate exists for either, so
-//!   `grammars/udev` and `grammars/chatito` hold grammars of our own (`grammar.js`) and the
-//!   parsers tree-sitter-cli 0.25 generated from them (ABI 15). They use the node, field and
-//!   token names of the grammars in Python's `tree-sitter-language-pack`, so Aider's
-//!   `udev-tags.scm` and `chatito-tags.scm` queries run unchanged and find the same names.
-//!
-//! Each grammar is exposed as a [`LanguageFn`], which converts into
-//! `tree_sitter::Language` with `.into()`.
-
+#![doc = include_str!("../README.md")]
 // The parsers are C: declaring and wrapping their entry points is FFI.
 #![allow(unsafe_code)]
 

@@ -1,39 +1,4 @@
-//! repo-mapper-mcp: the repo map over the Model Context Protocol, for coding agents.
-//!
-//! ```
-//! use repo_mapper_mcp::{RepoMapParams, RepoMapServer, SearchParams, ServerOptions};
-//!
-//! let root = std::env::temp_dir().join(format!("repo-mapper-mcp-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(root.join(".git"))?; // a project: served without `--root`
-//! std::fs::write(root.join("shop.py"), "class Order:\n    def total(self):\n        return 1\n")?;
-//! std::fs::write(root.join("app.py"), "from shop import Order\nprint(Order().total())\n")?;
-//! let root = root.canonicalize()?;
-//!
-//! let server = RepoMapServer::new(ServerOptions::default());
-//! let mut params = RepoMapParams::new(root.to_str().unwrap());
-//! params.message = Some("Order totals are wrong".to_owned());
-//! let answer = server.repo_map_json(&params).expect("a valid request");
-//! assert!(answer["map"].as_str().unwrap().contains("class Order:"));
-//! assert_eq!(answer["report"]["attempt"], 1);
-//!
-//! let found = server.search_identifiers_json(&SearchParams::new(root.to_str().unwrap(), "total"))
-//!     .expect("a valid request");
-//! assert_eq!(found["results"][0]["file"], "shop.py");
-//! # std::fs::remove_dir_all(&root)?;
-//! # Ok::<(), std::io::Error>(())
-//! ```
-//!
-//! [`RepoMapServer`] serves two tools, named and parametrised as pdavis68/RepoMapper's so
-//! that it replaces that server as it is: `repo_map` (the map, with Aider's mentions from
-//! the user's `message` and its fallback chain) and `search_identifiers` (definitions and
-//! references from the tag store). It keeps one live [`repo_mapper::RepoMap`] session per
-//! root and profile, so a second call parses only what changed and reuses the session's
-//! caches; past [`ServerOptions::max_sessions`] the least recently used is dropped. Bad
-//! input is a tool error of one line; a call never ends the server. [`serve_stdio`] runs it
-//! on standard input and output (what `repo-mapper mcp` does). Like every library of the
-//! workspace, this one prints nothing and reads no environment: diagnostics go to
-//! `tracing`.
-
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod params;

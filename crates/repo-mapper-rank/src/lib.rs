@@ -1,64 +1,4 @@
-//! Ranking for repo-mapper: from each file's tags to the ranked list of definitions and
-//! files that the map is cut from (behaviour.md §6–§8).
-//!
-//! ```
-//! use std::path::Path;
-//! use std::sync::Arc;
-//! use repo_mapper_rank::{rank, FileTags, RankConfig, RankRequest, Stage};
-//! use repo_mapper_tags::{Tag, TagKind};
-//!
-//! fn tag(file: &str, line: i32, name: &str, kind: TagKind) -> Tag {
-//!     Tag { rel_fname: Arc::from(file), fname: Arc::from(Path::new(file)), line,
-//!           name: name.to_owned(), kind, sub_kind: "function" }
-//! }
-//! let a = vec![tag("a.py", 1, "main", TagKind::Def), tag("a.py", 2, "helper", TagKind::Ref)];
-//! let b = vec![tag("b.py", 1, "helper", TagKind::Def)];
-//! let files = vec![FileTags::new("a.py", &a), FileTags::new("b.py", &b)];
-//! let mut request = RankRequest::new(files, 2); // 2: N of behaviour.md §7.1
-//! request.other_rel_fnames = vec!["a.py", "b.py", "README.md"];
-//!
-//! let ranking = rank(&request, &RankConfig::default());
-//! let listed: Vec<(Stage, &str)> =
-//!     ranking.entries.iter().map(|e| (e.stage, e.rel_fname())).collect();
-//! assert_eq!(listed, [(Stage::Important, "README.md"), (Stage::Definition, "b.py"),
-//!                     (Stage::Definition, "a.py")]);
-//! assert_eq!(ranking.entries[1].tag().unwrap().name, "helper");
-//! assert!(ranking.file_ranks["b.py"] > ranking.file_ranks["a.py"]);
-//! ```
-//!
-//! This is step 3 of the pipeline (see `docs/ARCHITECTURE.md`). Given each file's tags,
-//! [`rank`](fn@rank) builds the tag index (who defines and who references each identifier), the
-//! weighted multigraph of files, runs PageRank personalised towards the chat files,
-//! mentioned files and identifiers and anchors, spreads each file's rank over the
-//! definitions it points at, and assembles the ranked list:
-//!
-//! | stage | [`Stage`] | entries |
-//! |---|---|---|
-//! | — | [`Stage::Anchor`] | anchor files, moved to the front (behaviour.md §7.1b) |
-//! | 0 | [`Stage::Important`] | important files such as `README.md` (behaviour.md §8) |
-//! | 1 | [`Stage::Definition`] | definition tags, by the rank of their (file, identifier) |
-//! | 2 | [`Stage::GraphFile`] | other graph files, by PageRank |
-//! | 3 | [`Stage::OtherFile`] | the remaining other files, sorted by name |
-//!
-//! The renderer takes any prefix of [`Ranking::entries`]: [`RankedEntry::tag`] for the
-//! definition entries, [`RankedEntry::rel_fname`] for the bare file entries.
-//!
-//! PageRank follows networkx 3.4 (the version Aider 0.86.2 runs) down to the order of
-//! floating-point additions: on the same graph with the same node order the ranks are
-//! bit-identical (see [`pagerank`](mod@pagerank)). Graphs with more than
-//! [`RankParams::exact_edge_limit`] edges run on a factored form of the same graph instead
-//! (ranks equal to about 1e-15). There is no recursion and no loop quadratic in files: the
-//! work is linear in the tags plus, below the limit, the graph's edges.
-//!
-//! # Dialects
-//!
-//! [`RankConfig::dialect`] selects whose behaviour to follow where the SPEC and Aider
-//! 0.86.2 differ. In ranking they differ in one place: the important files of stage 0
-//! (see [`Stage::Important`]). Both dialects fix Aider's repeated square root in edge
-//! weights (behaviour.md §6.4) and make every order that Aider leaves to Python's set iteration
-//! deterministic: the node order (see the graph notes in the crate README), the order of
-//! tags with the same (file, identifier), and stage 3.
-
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod csr;
@@ -86,7 +26,7 @@ pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind, Terms}
 pub use reuse::RankIndex;
 
 /// Bare file entries with a PageRank at or below this are dropped when
-/// [`RankConfig::exclude_unranked`] is set (behaviour.md §7.5 step 6).
+/// [`RankParams::exclude_unranked`] is set (behaviour.md §7.5 step 6).
 pub const EXCLUDE_UNRANKED_THRESHOLD: f64 = 0.0001;
 
 /// One file's input to ranking: its path relative to the root and its tags (whose

@@ -22,7 +22,7 @@ use crate::{
 /// Ranks the request's files and definitions (behaviour.md §6–§8). See the crate docs.
 ///
 /// Never panics on any input. Runs in time linear in the tags plus, for graphs within
-/// [`RankConfig::exact_edge_limit`], the graph's edges.
+/// [`RankParams::exact_edge_limit`](crate::RankParams::exact_edge_limit), the graph's edges.
 pub fn rank<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Ranking<'a> {
     rank_prepared(request, config, prepare(request, config, None, None)).0
 }

@@ -16,7 +16,7 @@ use crate::{EXCLUDE_UNRANKED_THRESHOLD, FileTags, RankedEntry, RankedItem, Stage
 pub(crate) struct DefRank {
     pub file: u32,
     pub ident: u32,
-    /// The (identifier, definer) pair's position among all definers ([`TagIndex::pair_tags`]).
+    /// The (identifier, definer) pair's position among all definers ([`TagIndex::kept_pair_tags`]).
     pub pair: u32,
     pub rank: f64,
 }

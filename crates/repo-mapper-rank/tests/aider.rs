@@ -165,22 +165,50 @@ fn compare_orders<K: PartialEq + std::fmt::Debug + Clone>(
     swaps
 }
 
+/// Our `ranking` of `case` against what Aider computed; returns the near-tie swaps.
 fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
     let name = &case.name;
-    let expect = &case.expect;
-    let mut swaps = 0;
+    check_personalization(case, ranking);
+    let file_ranks = check_file_ranks(case, ranking);
+    let (mut swaps, their_rank) = check_definitions(case, ranking);
 
-    // Personalization dict.
-    let pers: HashMap<&str, f64> = expect["personalization"]
+    // The ranked list. Stage 0 (Aider dialect): Aider's prelude.
+    let stage0 = check_stage0(case, ranking);
+    let (their_runs, their_bare) = their_entries(&case.expect);
+    swaps += compare_orders(
+        &format!("{name}: stage 1"),
+        &our_runs(ranking),
+        &their_runs,
+        |r| their_rank[&(r.0.clone(), r.1.clone())],
+    );
+    swaps += check_stage2(name, ranking, &their_bare, &file_ranks);
+    check_stage3(name, ranking, &their_bare);
+
+    // Nothing else: same length overall.
+    let their_len = stage0 + case.expect["entries"].as_array().unwrap().len();
+    assert_eq!(ranking.entries.len(), their_len, "{name}: entry count");
+    swaps
+}
+
+/// The personalization dict.
+fn check_personalization(case: &Case, ranking: &Ranking<'_>) {
+    let pers: HashMap<&str, f64> = case.expect["personalization"]
         .as_object()
         .unwrap()
         .iter()
         .map(|(k, v)| (k.as_str(), f(v)))
         .collect();
-    assert_eq!(ranking.personalization, pers, "{name}: personalization");
+    assert_eq!(
+        ranking.personalization, pers,
+        "{}: personalization",
+        case.name
+    );
+}
 
-    // PageRank per file.
-    let file_ranks: HashMap<&str, f64> = expect["file_ranks"]
+/// PageRank per file; returns Aider's.
+fn check_file_ranks<'c>(case: &'c Case, ranking: &Ranking<'_>) -> HashMap<&'c str, f64> {
+    let name = &case.name;
+    let file_ranks: HashMap<&str, f64> = case.expect["file_ranks"]
         .as_object()
         .unwrap()
         .iter()
@@ -198,9 +226,17 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
             ranking.file_ranks[k]
         );
     }
+    file_ranks
+}
 
-    // Ranked definitions: values, then order.
-    let theirs: Vec<(String, String, f64)> = expect["definition_ranks"]
+/// Ranked definitions: values, then order. Returns the near-tie swaps and Aider's rank of
+/// each (file, ident).
+fn check_definitions(
+    case: &Case,
+    ranking: &Ranking<'_>,
+) -> (usize, HashMap<(String, String), f64>) {
+    let name = &case.name;
+    let theirs: Vec<(String, String, f64)> = case.expect["definition_ranks"]
         .as_array()
         .unwrap()
         .iter()
@@ -240,15 +276,18 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         .iter()
         .map(|(a, b, _)| (a.clone(), b.clone()))
         .collect();
-    swaps += compare_orders(
+    let swaps = compare_orders(
         &format!("{name}: definitions"),
         &ours_keys,
         &their_keys,
         |k| their_rank[k],
     );
+    (swaps, their_rank)
+}
 
-    // The ranked list. Stage 0 (Aider dialect): Aider's prelude.
-    let stage0: Vec<&str> = expect["stage0"]
+/// Stage 0, the important files; returns its length.
+fn check_stage0(case: &Case, ranking: &Ranking<'_>) -> usize {
+    let stage0: Vec<&str> = case.expect["stage0"]
         .as_array()
         .unwrap()
         .iter()
@@ -258,10 +297,16 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         .stage(Stage::Important)
         .map(|e| e.rel_fname())
         .collect();
-    assert_eq!(ours0, stage0, "{name}: stage 0");
+    assert_eq!(ours0, stage0, "{}: stage 0", case.name);
+    stage0.len()
+}
 
-    // Stage 1, as runs of (file, ident) with their lines (a set in Aider).
-    type Run = (String, String, Vec<i32>);
+/// A run of stage 1: (file, ident) with its lines (a set in Aider).
+type Run = (String, String, Vec<i32>);
+
+/// Aider's entries after stage 0: stage 1 as runs, then the bare files (with their rank
+/// in stage 2, without in stage 3).
+fn their_entries(expect: &Value) -> (Vec<Run>, Vec<(String, Option<f64>)>) {
     let mut their_runs: Vec<Run> = Vec::new();
     let mut their_bare: Vec<(String, Option<f64>)> = Vec::new();
     for e in expect["entries"].as_array().unwrap() {
@@ -281,6 +326,11 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
     for run in &mut their_runs {
         run.2.sort_unstable();
     }
+    (their_runs, their_bare)
+}
+
+/// Our stage 1, as runs.
+fn our_runs(ranking: &Ranking<'_>) -> Vec<Run> {
     let mut our_runs: Vec<Run> = Vec::new();
     for e in ranking.stage(Stage::Definition) {
         let tag = e.tag().unwrap();
@@ -289,12 +339,16 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
             _ => our_runs.push((tag.rel_fname.to_string(), tag.name.clone(), vec![tag.line])),
         }
     }
-    let run_key = |r: &Run| (r.0.clone(), r.1.clone());
-    swaps += compare_orders(&format!("{name}: stage 1"), &our_runs, &their_runs, |r| {
-        their_rank[&run_key(r)]
-    });
+    our_runs
+}
 
-    // Stage 2 in order, stage 3 as a set.
+/// Stage 2 in order, with Aider's ranks; returns the near-tie swaps.
+fn check_stage2(
+    name: &str,
+    ranking: &Ranking<'_>,
+    their_bare: &[(String, Option<f64>)],
+    file_ranks: &HashMap<&str, f64>,
+) -> usize {
     let their2: Vec<String> = their_bare
         .iter()
         .filter(|b| b.1.is_some())
@@ -304,7 +358,7 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         .stage(Stage::GraphFile)
         .map(|e| e.rel_fname().to_owned())
         .collect();
-    swaps += compare_orders(&format!("{name}: stage 2"), &ours2, &their2, |k| {
+    let swaps = compare_orders(&format!("{name}: stage 2"), &ours2, &their2, |k| {
         file_ranks[k.as_str()]
     });
     for e in ranking.stage(Stage::GraphFile) {
@@ -313,6 +367,11 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         };
         assert!(close(r, file_ranks[e.rel_fname()]));
     }
+    swaps
+}
+
+/// Stage 3 as a set (sorted by file in ours).
+fn check_stage3(name: &str, ranking: &Ranking<'_>, their_bare: &[(String, Option<f64>)]) {
     let their3: HashSet<&str> = their_bare
         .iter()
         .filter(|b| b.1.is_none())
@@ -331,11 +390,6 @@ fn check(case: &Case, ranking: &Ranking<'_>) -> usize {
         ours3.windows(2).all(|w| w[0] < w[1]),
         "{name}: stage 3 sorted"
     );
-
-    // Nothing else: same length overall.
-    let their_len = stage0.len() + expect["entries"].as_array().unwrap().len();
-    assert_eq!(ranking.entries.len(), their_len, "{name}: entry count");
-    swaps
 }
 
 fn run(json: &str, source: &str) {

@@ -64,28 +64,7 @@ fn main() {
     });
 
     let dir = cache_parent.path().join("cache");
-    let warm_open = median(runs, || {
-        let t = Instant::now();
-        drop(open_store(
-            &CacheLocation::Dir(dir.clone()),
-            &OpenOptions::default(),
-        ));
-        t.elapsed()
-    });
-    let opened = open_store(&CacheLocation::Dir(dir.clone()), &OpenOptions::default());
-    let keys = opened.store.keys();
-    let entry_bytes: usize = keys
-        .iter()
-        .map(|k| k.len() + opened.store.get(k).map_or(0, |v| v.len()))
-        .sum();
-    let warm_scan = median(runs * 2, || {
-        let t = Instant::now();
-        let out = scan(&*opened.store, &files, &ScanOptions::default(), &|_| {});
-        let e = t.elapsed();
-        assert_eq!(out.stats.hits, files.len() - out.stats.errors);
-        e
-    });
-    drop(opened);
+    let (warm_open, entry_bytes, warm_scan) = measure_warm(&dir, &files, runs);
 
     println!(
         "encoded entries:              {:>9.1} MiB  ({:.1}% of the source bytes, keys included)",
@@ -157,6 +136,35 @@ fn list(root: &Path) -> Vec<(PathBuf, String)> {
     }
     out.sort();
     out
+}
+
+/// The warm figures over the store in `dir`: opening it, its encoded entries' bytes (keys
+/// included), and a scan that finds every file cached.
+fn measure_warm(
+    dir: &Path,
+    files: &[(PathBuf, String)],
+    runs: usize,
+) -> (Duration, usize, Duration) {
+    let location = CacheLocation::Dir(dir.to_path_buf());
+    let warm_open = median(runs, || {
+        let t = Instant::now();
+        drop(open_store(&location, &OpenOptions::default()));
+        t.elapsed()
+    });
+    let opened = open_store(&location, &OpenOptions::default());
+    let keys = opened.store.keys();
+    let entry_bytes: usize = keys
+        .iter()
+        .map(|k| k.len() + opened.store.get(k).map_or(0, |v| v.len()))
+        .sum();
+    let warm_scan = median(runs * 2, || {
+        let t = Instant::now();
+        let out = scan(&*opened.store, files, &ScanOptions::default(), &|_| {});
+        let e = t.elapsed();
+        assert_eq!(out.stats.hits, files.len() - out.stats.errors);
+        e
+    });
+    (warm_open, entry_bytes, warm_scan)
 }
 
 fn dir_size(dir: &Path) -> u64 {

@@ -16,7 +16,7 @@ use repo_mapper_tags::queries_fingerprint;
 use crate::codec::FORMAT;
 
 /// Where tags are kept between runs: a key-value map from an entry key (the dialect and the
-/// file's absolute path, see [`entry_key`](crate::entry_key)) to the encoded entry (see the
+/// file's absolute path) to the encoded entry (see the
 /// `codec` module). The scan sees only this trait.
 ///
 /// Implementations are shared across rayon workers, hence `Send + Sync`. Write failures are

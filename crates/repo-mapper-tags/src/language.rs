@@ -247,6 +247,10 @@ fn extension(name: &str) -> &str {
 }
 
 /// grep-ast 0.9.0's `PARSERS` table, as used with tree-sitter-language-pack.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table, one arm per extension: data, not steps"
+)]
 fn lookup(key: &str) -> Option<&'static str> {
     Some(match key {
         ".as" => "actionscript",

@@ -1,33 +1,4 @@
-//! Tag extraction for repo-mapper: the definitions and references of a source file, found
-//! with tree-sitter and Aider's tag queries.
-//!
-//! This is the first step of the repo-map pipeline (see `docs/ARCHITECTURE.md`). Given a
-//! file, [`extract_file`] decides its [`Language`] from its name (as grep-ast does), parses
-//! it, runs the language's embedded `*-tags.scm` query and returns one [`Tag`] per captured
-//! `name.definition.*` / `name.reference.*` node. Files with definitions but no references
-//! get references from the language's `*-idents.scm` query (line −1), which stands in for
-//! Aider's pygments fallback. [`extract_files`] does many files in parallel.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use repo_mapper_tags::{extract_source, Dialect, Language, TagKind};
-//!
-//! let src = "def greet(name):\n    return shout(name)\n";
-//! let tags = extract_source(Language::Python, src, Arc::from("a.py"),
-//!                           Arc::from(std::path::Path::new("/r/a.py")), Dialect::Default);
-//! assert_eq!(tags[0].name, "greet");
-//! assert_eq!((tags[0].kind, tags[0].line), (TagKind::Def, 1));
-//! assert!(tags.iter().any(|t| t.name == "shout" && t.kind == TagKind::Ref));
-//! ```
-//!
-//! Nothing is read at run time but the source files: grammars are linked in and queries
-//! are embedded with `include_str!`.
-//!
-//! Feature `extract` (default) brings parsing and every grammar. Without it the crate is only
-//! the data types ([`Tag`], [`TagKind`], [`CountedTags`], [`Dialect`], [`Limits`]), language detection,
-//! [`known_sub_kind`] and [`pycompat`] (Python's string semantics where Aider's output
-//! depends on them), for crates such as the ranking crate that must not build tree-sitter.
-
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
 mod capture;

@@ -218,7 +218,7 @@ fn resolve_dots(path: &Path) -> PathBuf {
 /// `base` (the current directory, or the root), if it lies under `root` (canonical):
 /// symlinks followed where the path exists, `..` resolved textually where it does not.
 /// The one check of user-given paths, which the CLI and the MCP server share; every
-/// file read still passes [`RootGuard::check`].
+/// file read still passes the root guard (`RootGuard::check`).
 ///
 /// ```
 /// use std::path::Path;

@@ -101,9 +101,43 @@ enum Job {
     },
 }
 
+/// Runs every tool on every repository, then reports; with `--gate`, fails when the gate does.
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let opts = parse(args)?;
     let started = Instant::now();
+    let specs = select_specs(&opts)?;
+    let py = tools::venv_python()?;
+    let exe = tools::build_cli()?;
+    let mode = if opts.corpus { "corpus" } else { "fixtures" };
+    let work = tools::parity_dir().join("work").join(mode);
+    if work.exists() {
+        fs::remove_dir_all(&work)?;
+    }
+    let repos = load_repos(specs)?;
+
+    let seeds = Seeds::new(&opts);
+    let jobs = plan_jobs(&repos, &work, &seeds, &opts)?;
+    eprintln!(
+        "parity: {} jobs ({} Aider processes) on {} workers",
+        jobs.len(),
+        jobs.iter()
+            .filter(|j| matches!(j, Job::Driver { .. }))
+            .count(),
+        opts.jobs
+    );
+    run_pool(jobs, opts.jobs, &py, &exe)?;
+
+    let measured = read_back(&repos, &work, &seeds, opts.repeat)?;
+    let counts = cross_count(&py, &work, &measured)?;
+    let outcome = report::report(&measured, &counts, &opts, mode, &exe, started)?;
+    if opts.gate && !outcome {
+        bail!("parity gate failed (see above and the artifact under target/parity/)");
+    }
+    Ok(())
+}
+
+/// The repositories to measure: the fixtures or the corpus, narrowed by `--repo`.
+fn select_specs(opts: &Options) -> Result<Vec<RepoSpec>> {
     let specs = if opts.corpus {
         crate::corpus::repo_specs()?
     } else {
@@ -116,35 +150,54 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if specs.is_empty() {
         bail!("no repository to measure");
     }
-    let py = tools::venv_python()?;
-    let exe = tools::build_cli()?;
-    let mode = if opts.corpus { "corpus" } else { "fixtures" };
-    let work = tools::parity_dir().join("work").join(mode);
-    if work.exists() {
-        fs::remove_dir_all(&work)?;
-    }
+    Ok(specs)
+}
 
+/// Each repository's files, hash, tags and scenarios.
+fn load_repos(specs: Vec<RepoSpec>) -> Result<Vec<Repo>> {
     let mut repos = Vec::new();
     for spec in specs {
         eprintln!("parity: {} ({})", spec.name, spec.root.display());
         repos.push(Repo::load(spec)?);
     }
+    Ok(repos)
+}
 
-    // Every job of every repository, run by a small pool.
-    let fixed_seeds: Vec<u32> = (1..=opts.fixed_seeds).collect();
-    let pinned_seeds: Vec<u32> = (1..=opts.pinned_seeds).collect();
-    let stock_seeds: Vec<u32> = (1..=opts.stock_seeds).collect();
+/// The hash seeds (`PYTHONHASHSEED`) of each comparator's processes.
+struct Seeds {
+    fixed: Vec<u32>,
+    pinned: Vec<u32>,
+    stock: Vec<u32>,
+}
+
+impl Seeds {
+    fn new(opts: &Options) -> Self {
+        Seeds {
+            fixed: (1..=opts.fixed_seeds).collect(),
+            pinned: (1..=opts.pinned_seeds).collect(),
+            stock: (1..=opts.stock_seeds).collect(),
+        }
+    }
+
+    /// Each comparator with its seeds.
+    fn by_comparator(&self) -> [(&'static str, &[u32]); 3] {
+        [
+            ("fixed", &self.fixed),
+            ("pinned", &self.pinned),
+            ("stock", &self.stock),
+        ]
+    }
+}
+
+/// Every job of every repository, for a small pool; writes the job files and file lists.
+fn plan_jobs(repos: &[Repo], work: &Path, seeds: &Seeds, opts: &Options) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
-    for repo in &repos {
+    for repo in repos {
         let dir = work.join(&repo.spec.name);
         fs::create_dir_all(&dir)?;
         let job = dir.join("job.json");
         fs::write(&job, driver_job(repo, opts.pin_captures).to_string())?;
-        for (comparator, seeds) in [
-            ("fixed", &fixed_seeds),
-            ("pinned", &pinned_seeds),
-            ("stock", &stock_seeds),
-        ] {
+        for (comparator, seeds) in seeds.by_comparator() {
             for &seed in seeds {
                 jobs.push(Job::Driver {
                     comparator,
@@ -167,10 +220,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
                 for rep in 0..opts.repeat {
                     jobs.push(Job::Ours {
                         args: ours_args(&repo.spec.root, scenario, profile, &list),
-                        out: dir.join(format!(
-                            "ours-{profile}-{}-{rep}.json",
-                            sanitise(&scenario.id)
-                        )),
+                        out: ours_out(&dir, profile, scenario, rep),
                     });
                 }
             }
@@ -178,63 +228,70 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     }
     // Drivers first (the slowest), so the pool stays busy.
     jobs.sort_by_key(|j| matches!(j, Job::Ours { .. }));
-    eprintln!(
-        "parity: {} jobs ({} Aider processes) on {} workers",
-        jobs.len(),
-        jobs.iter()
-            .filter(|j| matches!(j, Job::Driver { .. }))
-            .count(),
-        opts.jobs
-    );
-    run_pool(jobs, opts.jobs, &py, &exe)?;
+    Ok(jobs)
+}
 
-    // Read everything back.
+/// Where one run of ours writes its JSON.
+fn ours_out(dir: &Path, profile: &str, scenario: &Scenario, rep: usize) -> PathBuf {
+    dir.join(format!(
+        "ours-{profile}-{}-{rep}.json",
+        sanitise(&scenario.id)
+    ))
+}
+
+/// Reads back what every job wrote.
+fn read_back<'a>(
+    repos: &'a [Repo],
+    work: &Path,
+    seeds: &Seeds,
+    repeat: usize,
+) -> Result<Vec<report::Measured<'a>>> {
     let mut measured = Vec::new();
-    for repo in &repos {
+    for repo in repos {
         let dir = work.join(&repo.spec.name);
-        let read_aider = |comparator: &str, seeds: &[u32]| -> Result<Vec<AiderOutput>> {
-            seeds
-                .iter()
-                .map(|s| {
-                    let p = dir.join(format!("{comparator}-{s}.json"));
-                    AiderOutput::parse(&fs::read_to_string(&p)?)
-                        .with_context(|| format!("reading {}", p.display()))
-                })
-                .collect()
-        };
-        let fixed = read_aider("fixed", &fixed_seeds)?;
-        let pinned = read_aider("pinned", &pinned_seeds)?;
-        let stock = read_aider("stock", &stock_seeds)?;
-        let mut ours: BTreeMap<(String, String), Vec<OursRun>> = BTreeMap::new();
-        for scenario in &repo.scenarios {
-            for profile in PROFILES {
-                let runs = (0..opts.repeat)
-                    .map(|rep| {
-                        let p = dir.join(format!(
-                            "ours-{profile}-{}-{rep}.json",
-                            sanitise(&scenario.id)
-                        ));
-                        OursRun::parse(fs::read_to_string(&p)?)
-                            .with_context(|| format!("reading {}", p.display()))
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                ours.insert((profile.to_owned(), scenario.id.clone()), runs);
-            }
-        }
         measured.push(report::Measured {
             repo,
-            fixed,
-            pinned,
-            stock,
-            ours,
+            fixed: read_aider(&dir, "fixed", &seeds.fixed)?,
+            pinned: read_aider(&dir, "pinned", &seeds.pinned)?,
+            stock: read_aider(&dir, "stock", &seeds.stock)?,
+            ours: read_ours(repo, &dir, repeat)?,
         });
     }
-    let counts = cross_count(&py, &work, &measured)?;
-    let outcome = report::report(&measured, &counts, &opts, mode, &exe, started)?;
-    if opts.gate && !outcome {
-        bail!("parity gate failed (see above and the artifact under target/parity/)");
+    Ok(measured)
+}
+
+/// One comparator's outputs, one per seed.
+fn read_aider(dir: &Path, comparator: &str, seeds: &[u32]) -> Result<Vec<AiderOutput>> {
+    seeds
+        .iter()
+        .map(|s| {
+            let p = dir.join(format!("{comparator}-{s}.json"));
+            AiderOutput::parse(&fs::read_to_string(&p)?)
+                .with_context(|| format!("reading {}", p.display()))
+        })
+        .collect()
+}
+
+/// Our runs of one repository: (profile, scenario id) → the repeated runs.
+fn read_ours(
+    repo: &Repo,
+    dir: &Path,
+    repeat: usize,
+) -> Result<BTreeMap<(String, String), Vec<OursRun>>> {
+    let mut ours = BTreeMap::new();
+    for scenario in &repo.scenarios {
+        for profile in PROFILES {
+            let runs = (0..repeat)
+                .map(|rep| {
+                    let p = ours_out(dir, profile, scenario, rep);
+                    OursRun::parse(fs::read_to_string(&p)?)
+                        .with_context(|| format!("reading {}", p.display()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            ours.insert((profile.to_owned(), scenario.id.clone()), runs);
+        }
     }
-    Ok(())
+    Ok(ours)
 }
 
 fn sanitise(id: &str) -> String {

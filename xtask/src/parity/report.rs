@@ -227,6 +227,7 @@ fn against(
     })
 }
 
+/// One repository, every scenario: its totals, its JSON, its lines of the report.
 fn measure_repo(
     m: &Measured<'_>,
     counts: &BTreeMap<String, (f64, f64)>,
@@ -234,165 +235,17 @@ fn measure_repo(
     let repo = m.repo;
     let files: HashSet<&str> = repo.files.iter().map(String::as_str).collect();
     let mut sum = Summary::default();
-
-    // Tags, per file and per language, against the reference fixed run.
-    let empty = BTreeMap::new();
-    let aider_tags = m.fixed[0].tags.as_ref().unwrap_or(&empty);
-    let mut by_lang: BTreeMap<&str, (Ratio, Ratio, Ratio, Option<String>)> = BTreeMap::new();
-    for (file, ours) in &repo.tags {
-        let Some(lang) = filename_to_lang(Path::new(file)) else {
-            continue;
-        };
-        let theirs = aider_tags.get(file).map(Vec::as_slice).unwrap_or(&[]);
-        let c = compare::compare_tags(ours, theirs);
-        let e = by_lang.entry(lang).or_default();
-        e.0.add(c.exact);
-        e.1.add(c.distinct);
-        e.2.add(c.distinct_no_fallback);
-        if e.3.is_none() && !c.exact {
-            e.3 = c.first_diff.map(|d| format!("{file}: {d}"));
-        }
-        sum.tags_exact.add(c.exact);
-        sum.tags_distinct.add(c.distinct);
-        sum.tags_no_fallback.add(c.distinct_no_fallback);
-        for other in m.fixed.iter().chain(&m.stock).skip(1) {
-            let t = other.tags.as_ref().unwrap_or(&empty);
-            sum.aider_tags_self
-                .add(t.get(file).map(Vec::as_slice).unwrap_or(&[]) == theirs);
-        }
-    }
-    let tags_json: Value = by_lang
-        .iter()
-        .map(|(lang, (e, d, n, first))| {
-            (
-                (*lang).to_owned(),
-                json!({"files": e.1, "exact": e.0, "distinct": d.0, "distinct_no_fallback": n.0,
-                       "first_difference": first}),
-            )
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into();
+    let tags_json = measure_tags(m, &mut sum);
 
     let mut scenarios = Vec::new();
     let mut lines = Vec::new();
     for s in &repo.scenarios {
-        let ours_a = &m.ours[&("aider".to_owned(), s.id.clone())];
-        let ours_d = &m.ours[&("default".to_owned(), s.id.clone())];
-        let (fixed, pinned, stock) = (
-            scenario_runs(&m.fixed, &s.id),
-            scenario_runs(&m.pinned, &s.id),
-            scenario_runs(&m.stock, &s.id),
-        );
-        let vs_fixed = against(&ours_a[0], &fixed, s, &files, &mut sum.fixed);
-        let vs_pinned = against(&ours_a[0], &pinned, s, &files, &mut sum.pinned);
-        let vs_stock = against(&ours_a[0], &stock, s, &files, &mut sum.stock);
-        let fixed_vs_stock = cross(&fixed, &stock, &files);
-        sum.fixed_vs_stock.merge(fixed_vs_stock);
-        // The default profile against fixed Aider: reported, not gated.
-        let mut default_sum = RefSummary::default();
-        let default_vs = against(&ours_d[0], &fixed, s, &files, &mut default_sum);
-        sum.default_vs_fixed
-            .add(default_sum.ours_vs.0 == default_sum.ours_vs.1);
-
-        // Budget: our counts checked against Python's tiktoken and Aider's estimate.
-        let budget = ours_a[0].budget;
-        let count = |run: &OursRun| run.map.as_ref().and_then(|t| counts.get(t)).copied();
-        let d_exact = count(&ours_d[0]).map(|c| c.0);
-        let d_tokens = ours_d[0]
-            .tokens
-            .into_iter()
-            .chain(d_exact)
-            .fold(0.0, f64::max);
-        let d_over = d_tokens > ours_d[0].budget;
-        sum.default_over.add(d_over);
-        if let (Some(t), Some(c)) = (ours_d[0].tokens, d_exact)
-            && t != c
-        {
-            sum.token_mismatches.push(format!(
-                "{}: default profile counts {t}, tiktoken {c}",
-                s.id
-            ));
-        }
-        if let (Some(t), Some(c)) = (ours_a[0].tokens, count(&ours_a[0]).map(|c| c.1))
-            && t != c
-        {
-            sum.token_mismatches.push(format!(
-                "{}: aider profile estimates {t}, Aider's token_count {c}",
-                s.id
-            ));
-        }
-        let aider_tokens = fixed[0].tokens;
-        sum.aider_over += usize::from(aider_tokens.is_some_and(|t| t > budget));
-        sum.ours_aider_over += usize::from(ours_a[0].tokens.is_some_and(|t| t > budget));
-
-        // Determinism: every repeated run byte-identical.
-        let mut det = BTreeMap::new();
-        for (profile, runs) in [("aider", ours_a), ("default", ours_d)] {
-            let same = runs.iter().all(|r| r.raw == runs[0].raw);
-            sum.deterministic.add(same);
-            det.insert(profile, same);
-        }
-
-        let ratio = |v: &Value, key: &str| {
-            format!("{}/{}", v["maps"][key]["identical"], v["maps"][key]["of"])
-        };
-        lines.push(format!(
-            "  {:<12} fixed: map {:<4} self {:<4} J {:.3} rank err {:.1e} | pinned: map {:<4} J {:.3} rank err {:.1e} | stock: map {:<4} self {:<4} | tokens ours {} aider {} default {}{}",
-            s.id,
-            ratio(&vs_fixed, "ours_vs"),
-            ratio(&vs_fixed, "self_agreement"),
-            vs_fixed["top_files"]["jaccard"].as_f64().unwrap_or(f64::NAN),
-            vs_fixed["ranks"]["file_max_rel_err"].as_f64().unwrap_or(f64::NAN)
-                .max(vs_fixed["ranks"]["def_max_rel_err"].as_f64().unwrap_or(f64::NAN)),
-            ratio(&vs_pinned, "ours_vs"),
-            vs_pinned["top_files"]["jaccard"].as_f64().unwrap_or(f64::NAN),
-            vs_pinned["ranks"]["file_max_rel_err"].as_f64().unwrap_or(f64::NAN)
-                .max(vs_pinned["ranks"]["def_max_rel_err"].as_f64().unwrap_or(f64::NAN)),
-            ratio(&vs_stock, "ours_vs"),
-            ratio(&vs_stock, "self_agreement"),
-            fmt_tokens(ours_a[0].tokens),
-            fmt_tokens(aider_tokens),
-            fmt_tokens(ours_d[0].tokens),
-            if d_over { " OVER" } else { "" },
-        ));
-        if let Some(e) = &fixed[0].error {
-            lines.push(format!("      fixed Aider raised {e}"));
-        }
-        for (label, v) in [("fixed", &vs_fixed), ("pinned", &vs_pinned)] {
-            let d = &v["maps"]["first_difference"];
-            if d.is_object() {
-                lines.push(format!(
-                    "      vs {label}: first difference, line {} in {}: ours {:?} / aider {:?}",
-                    d["line"],
-                    d["file"].as_str().unwrap_or("?"),
-                    d["ours"].as_str().unwrap_or("<end>"),
-                    d["aider"].as_str().unwrap_or("<end>"),
-                ));
-            }
-        }
-        scenarios.push(json!({
-            "id": s.id,
-            "max_tokens": s.max_tokens,
-            "max_context_window": s.max_context_window,
-            "chat_files": s.chat_files,
-            "mentioned_idents": s.mentioned_idents,
-            "budget": budget,
-            "vs_fixed": vs_fixed,
-            "vs_pinned": vs_pinned,
-            "vs_stock": vs_stock,
-            "fixed_vs_stock": fixed_vs_stock.json(),
-            "default_profile_vs_fixed": default_vs,
-            "tokens": {
-                "ours_aider_profile": ours_a[0].tokens,
-                "ours_default_profile": ours_d[0].tokens,
-                "ours_default_profile_tiktoken": d_exact,
-                "fixed_aider": aider_tokens,
-                "default_over_budget": d_over,
-            },
-            "deterministic": det,
-            "maps_text": {"ours_aider": ours_a[0].map, "ours_default": ours_d[0].map,
-                          "fixed": fixed[0].map, "pinned": pinned[0].map},
-        }));
+        let runs = Runs::new(m, s);
+        let vs = compare_runs(&runs, &files, &mut sum);
+        let tokens = count_tokens(&runs, counts, &mut sum);
+        let det = check_determinism(&runs, &mut sum);
+        lines.extend(scenario_lines(&runs, &vs, &tokens));
+        scenarios.push(scenario_json(&runs, vs, &tokens, &det));
     }
 
     let json = json!({
@@ -415,6 +268,250 @@ fn measure_repo(
         "scenarios": scenarios,
     });
     (sum, json, lines)
+}
+
+/// Tags, per file and per language, against the reference fixed run; adds to `sum`,
+/// returns the per-language details.
+fn measure_tags(m: &Measured<'_>, sum: &mut Summary) -> Value {
+    let empty = BTreeMap::new();
+    let aider_tags = m.fixed[0].tags.as_ref().unwrap_or(&empty);
+    let mut by_lang: BTreeMap<&str, (Ratio, Ratio, Ratio, Option<String>)> = BTreeMap::new();
+    for (file, ours) in &m.repo.tags {
+        let Some(lang) = filename_to_lang(Path::new(file)) else {
+            continue;
+        };
+        let theirs = aider_tags.get(file).map(Vec::as_slice).unwrap_or(&[]);
+        let c = compare::compare_tags(ours, theirs);
+        let e = by_lang.entry(lang).or_default();
+        e.0.add(c.exact);
+        e.1.add(c.distinct);
+        e.2.add(c.distinct_no_fallback);
+        if e.3.is_none() && !c.exact {
+            e.3 = c.first_diff.map(|d| format!("{file}: {d}"));
+        }
+        sum.tags_exact.add(c.exact);
+        sum.tags_distinct.add(c.distinct);
+        sum.tags_no_fallback.add(c.distinct_no_fallback);
+        for other in m.fixed.iter().chain(&m.stock).skip(1) {
+            let t = other.tags.as_ref().unwrap_or(&empty);
+            sum.aider_tags_self
+                .add(t.get(file).map(Vec::as_slice).unwrap_or(&[]) == theirs);
+        }
+    }
+    by_lang
+        .iter()
+        .map(|(lang, (e, d, n, first))| {
+            (
+                (*lang).to_owned(),
+                json!({"files": e.1, "exact": e.0, "distinct": d.0, "distinct_no_fallback": n.0,
+                       "first_difference": first}),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// Every tool's runs of one scenario.
+struct Runs<'a> {
+    s: &'a Scenario,
+    /// Ours, aider profile, repeated.
+    ours_a: &'a [OursRun],
+    /// Ours, default profile, repeated.
+    ours_d: &'a [OursRun],
+    fixed: Vec<&'a compare::AiderRun>,
+    pinned: Vec<&'a compare::AiderRun>,
+    stock: Vec<&'a compare::AiderRun>,
+}
+
+impl<'a> Runs<'a> {
+    fn new(m: &'a Measured<'_>, s: &'a Scenario) -> Self {
+        Runs {
+            s,
+            ours_a: &m.ours[&("aider".to_owned(), s.id.clone())],
+            ours_d: &m.ours[&("default".to_owned(), s.id.clone())],
+            fixed: scenario_runs(&m.fixed, &s.id),
+            pinned: scenario_runs(&m.pinned, &s.id),
+            stock: scenario_runs(&m.stock, &s.id),
+        }
+    }
+}
+
+/// One scenario's maps and ranks against each comparator (see [`against`]).
+struct Compared {
+    vs_fixed: Value,
+    vs_pinned: Value,
+    vs_stock: Value,
+    fixed_vs_stock: Ratio,
+    default_vs: Value,
+}
+
+/// Ours against every comparator, and fixed Aider against stock Aider; adds to `sum`.
+fn compare_runs(r: &Runs<'_>, files: &HashSet<&str>, sum: &mut Summary) -> Compared {
+    let (s, ours_a) = (r.s, &r.ours_a[0]);
+    let vs_fixed = against(ours_a, &r.fixed, s, files, &mut sum.fixed);
+    let vs_pinned = against(ours_a, &r.pinned, s, files, &mut sum.pinned);
+    let vs_stock = against(ours_a, &r.stock, s, files, &mut sum.stock);
+    let fixed_vs_stock = cross(&r.fixed, &r.stock, files);
+    sum.fixed_vs_stock.merge(fixed_vs_stock);
+    // The default profile against fixed Aider: reported, not gated.
+    let mut default_sum = RefSummary::default();
+    let default_vs = against(&r.ours_d[0], &r.fixed, s, files, &mut default_sum);
+    sum.default_vs_fixed
+        .add(default_sum.ours_vs.0 == default_sum.ours_vs.1);
+    Compared {
+        vs_fixed,
+        vs_pinned,
+        vs_stock,
+        fixed_vs_stock,
+        default_vs,
+    }
+}
+
+/// One scenario's budget and token counts.
+struct Tokens {
+    budget: f64,
+    /// Python's tiktoken count of our default-profile map.
+    d_exact: Option<f64>,
+    /// Whether our default-profile map is over the budget.
+    d_over: bool,
+    /// Fixed Aider's estimate of its map.
+    aider_tokens: Option<f64>,
+}
+
+/// Budget: our counts checked against Python's tiktoken and Aider's estimate; adds to `sum`.
+fn count_tokens(r: &Runs<'_>, counts: &BTreeMap<String, (f64, f64)>, sum: &mut Summary) -> Tokens {
+    let (ours_a, ours_d, id) = (&r.ours_a[0], &r.ours_d[0], &r.s.id);
+    let budget = ours_a.budget;
+    let count = |run: &OursRun| run.map.as_ref().and_then(|t| counts.get(t)).copied();
+    let d_exact = count(ours_d).map(|c| c.0);
+    let d_tokens = ours_d.tokens.into_iter().chain(d_exact).fold(0.0, f64::max);
+    let d_over = d_tokens > ours_d.budget;
+    sum.default_over.add(d_over);
+    if let (Some(t), Some(c)) = (ours_d.tokens, d_exact)
+        && t != c
+    {
+        sum.token_mismatches
+            .push(format!("{id}: default profile counts {t}, tiktoken {c}"));
+    }
+    if let (Some(t), Some(c)) = (ours_a.tokens, count(ours_a).map(|c| c.1))
+        && t != c
+    {
+        sum.token_mismatches.push(format!(
+            "{id}: aider profile estimates {t}, Aider's token_count {c}"
+        ));
+    }
+    let aider_tokens = r.fixed[0].tokens;
+    sum.aider_over += usize::from(aider_tokens.is_some_and(|t| t > budget));
+    sum.ours_aider_over += usize::from(ours_a.tokens.is_some_and(|t| t > budget));
+    Tokens {
+        budget,
+        d_exact,
+        d_over,
+        aider_tokens,
+    }
+}
+
+/// Determinism: every repeated run byte-identical, per profile; adds to `sum`.
+fn check_determinism(r: &Runs<'_>, sum: &mut Summary) -> BTreeMap<&'static str, bool> {
+    let mut det = BTreeMap::new();
+    for (profile, runs) in [("aider", r.ours_a), ("default", r.ours_d)] {
+        let same = runs.iter().all(|run| run.raw == runs[0].raw);
+        sum.deterministic.add(same);
+        det.insert(profile, same);
+    }
+    det
+}
+
+/// The scenario's line of the report, then what the comparators raised and the first
+/// differences.
+fn scenario_lines(r: &Runs<'_>, c: &Compared, t: &Tokens) -> Vec<String> {
+    let (vs_fixed, vs_pinned, vs_stock) = (&c.vs_fixed, &c.vs_pinned, &c.vs_stock);
+    let ratio =
+        |v: &Value, key: &str| format!("{}/{}", v["maps"][key]["identical"], v["maps"][key]["of"]);
+    let mut lines = vec![format!(
+        "  {:<12} fixed: map {:<4} self {:<4} J {:.3} rank err {:.1e} | pinned: map {:<4} J {:.3} rank err {:.1e} | stock: map {:<4} self {:<4} | tokens ours {} aider {} default {}{}",
+        r.s.id,
+        ratio(vs_fixed, "ours_vs"),
+        ratio(vs_fixed, "self_agreement"),
+        vs_fixed["top_files"]["jaccard"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+        vs_fixed["ranks"]["file_max_rel_err"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+            .max(
+                vs_fixed["ranks"]["def_max_rel_err"]
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+            ),
+        ratio(vs_pinned, "ours_vs"),
+        vs_pinned["top_files"]["jaccard"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+        vs_pinned["ranks"]["file_max_rel_err"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+            .max(
+                vs_pinned["ranks"]["def_max_rel_err"]
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+            ),
+        ratio(vs_stock, "ours_vs"),
+        ratio(vs_stock, "self_agreement"),
+        fmt_tokens(r.ours_a[0].tokens),
+        fmt_tokens(t.aider_tokens),
+        fmt_tokens(r.ours_d[0].tokens),
+        if t.d_over { " OVER" } else { "" },
+    )];
+    if let Some(e) = &r.fixed[0].error {
+        lines.push(format!("      fixed Aider raised {e}"));
+    }
+    for (label, v) in [("fixed", vs_fixed), ("pinned", vs_pinned)] {
+        let d = &v["maps"]["first_difference"];
+        if d.is_object() {
+            lines.push(format!(
+                "      vs {label}: first difference, line {} in {}: ours {:?} / aider {:?}",
+                d["line"],
+                d["file"].as_str().unwrap_or("?"),
+                d["ours"].as_str().unwrap_or("<end>"),
+                d["aider"].as_str().unwrap_or("<end>"),
+            ));
+        }
+    }
+    lines
+}
+
+/// The scenario's entry in the artifact.
+fn scenario_json(
+    r: &Runs<'_>,
+    c: Compared,
+    t: &Tokens,
+    det: &BTreeMap<&'static str, bool>,
+) -> Value {
+    let s = r.s;
+    json!({
+        "id": s.id,
+        "max_tokens": s.max_tokens,
+        "max_context_window": s.max_context_window,
+        "chat_files": s.chat_files,
+        "mentioned_idents": s.mentioned_idents,
+        "budget": t.budget,
+        "vs_fixed": c.vs_fixed,
+        "vs_pinned": c.vs_pinned,
+        "vs_stock": c.vs_stock,
+        "fixed_vs_stock": c.fixed_vs_stock.json(),
+        "default_profile_vs_fixed": c.default_vs,
+        "tokens": {
+            "ours_aider_profile": r.ours_a[0].tokens,
+            "ours_default_profile": r.ours_d[0].tokens,
+            "ours_default_profile_tiktoken": t.d_exact,
+            "fixed_aider": t.aider_tokens,
+            "default_over_budget": t.d_over,
+        },
+        "deterministic": det,
+        "maps_text": {"ours_aider": r.ours_a[0].map, "ours_default": r.ours_d[0].map,
+                      "fixed": r.fixed[0].map, "pinned": r.pinned[0].map},
+    })
 }
 
 fn scenario_runs<'a>(outputs: &'a [AiderOutput], id: &str) -> Vec<&'a compare::AiderRun> {
@@ -492,10 +589,89 @@ pub(super) fn report(
     exe: &Path,
     started: Instant,
 ) -> Result<bool> {
-    let mut out = String::new();
-    let mut repos_json = Vec::new();
-    let mut all_failures = Vec::new();
-    let mut table = vec![format!(
+    let reported = report_repos(measured, counts)?;
+    let pass = reported.all_failures.is_empty();
+
+    let artifact = artifact(measured, opts, mode, exe, started, &reported);
+    let dir = tools::parity_dir();
+    fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("parity-{mode}.json"));
+    fs::write(&path, serde_json::to_string_pretty(&artifact)?)?;
+
+    print!("{}", reported.out);
+    println!();
+    print_comparators(&measured[0].fixed[0].comparator, opts);
+    for row in &reported.table {
+        println!("{row}");
+    }
+    println!(
+        "\nartifact: {}  ({:.0} s)",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    if pass {
+        println!("parity gate: pass");
+    } else {
+        println!("parity gate: FAIL");
+        for f in &reported.all_failures {
+            println!("  {f}");
+        }
+    }
+    Ok(pass)
+}
+
+/// Every repository measured and gated, ready for the artifact and the printout.
+struct Reported {
+    /// Each repository's section of the report.
+    out: String,
+    /// The table: its header, then a row per repository.
+    table: Vec<String>,
+    repos_json: Vec<Value>,
+    /// The gated repositories' failures, each prefixed with its repository's name.
+    all_failures: Vec<String>,
+}
+
+/// Measures and gates each repository: its section, its row, its JSON, its failures.
+fn report_repos(
+    measured: &[Measured<'_>],
+    counts: &BTreeMap<String, (f64, f64)>,
+) -> Result<Reported> {
+    let mut r = Reported {
+        out: String::new(),
+        table: vec![table_header()],
+        repos_json: Vec::new(),
+        all_failures: Vec::new(),
+    };
+    for m in measured {
+        let (sum, mut json, lines) = measure_repo(m, counts);
+        let failures = gate(&sum);
+        let verdict = match (m.repo.spec.gated, failures.is_empty()) {
+            (true, true) => "pass",
+            (true, false) => "FAIL",
+            (false, true) => "(pass, not gated)",
+            (false, false) => "(fails, not gated)",
+        };
+        r.table.push(table_row(m, &sum, verdict));
+        write_heading(&mut r.out, m, &lines)?;
+        write_tags_by_language(&mut r.out, &json["tags"]["by_language"])?;
+        write_totals(&mut r.out, &sum, &failures)?;
+        json["summary"] = summary_json(&sum);
+        json["gate"] = json!({"gated": m.repo.spec.gated, "failures": failures});
+        if m.repo.spec.gated {
+            r.all_failures.extend(
+                failures
+                    .iter()
+                    .map(|f| format!("{}: {f}", m.repo.spec.name)),
+            );
+        }
+        r.repos_json.push(json);
+    }
+    Ok(r)
+}
+
+/// The table's header row.
+fn table_header() -> String {
+    format!(
         "{:<18} {:>5} {:>9} {:>9} | {:>7} {:>7} {:>6} {:>6} {:>8} {:>8} | {:>7} {:>6} {:>8} | {:>7} {:>7} {:>7} | {:>6} {:>6}  gate",
         "repo",
         "files",
@@ -515,125 +691,137 @@ pub(super) fn report(
         "stk-stk",
         "dflt>b",
         "determ"
-    )];
-    for m in measured {
-        let (sum, mut json, lines) = measure_repo(m, counts);
-        let failures = gate(&sum);
-        let verdict = match (m.repo.spec.gated, failures.is_empty()) {
-            (true, true) => "pass",
-            (true, false) => "FAIL",
-            (false, true) => "(pass, not gated)",
-            (false, false) => "(fails, not gated)",
-        };
-        let (fx, pn, st) = (&sum.fixed, &sum.pinned, &sum.stock);
-        table.push(format!(
-            "{:<18} {:>5} {:>9} {:>9} | {:>7} {:>7} {:>6.3} {:>6} {:>8.1e} {:>8.1e} | {:>7} {:>6.3} {:>8.1e} | {:>7} {:>7} {:>7} | {:>6} {:>6}  {verdict}",
-            m.repo.spec.name,
-            m.repo.files.len(),
-            sum.tags_exact.to_string(),
-            sum.tags_distinct.to_string(),
-            fx.ours_vs.to_string(),
-            fx.self_agree.to_string(),
-            fx.min_jaccard,
-            fx.min_spearman.map_or("n/a".into(), |r| format!("{r:.3}")),
-            fx.rank_err(),
-            fx.self_rank_err,
-            pn.ours_vs.to_string(),
-            pn.min_jaccard,
-            pn.rank_err(),
-            st.ours_vs.to_string(),
-            sum.fixed_vs_stock.to_string(),
-            st.self_agree.to_string(),
-            sum.default_over.to_string(),
-            sum.deterministic.to_string(),
-        ));
-        writeln!(
-            out,
-            "\n== {} ({} files{}, chat {:?}) — {}",
-            m.repo.spec.name,
-            m.repo.files.len(),
-            if m.repo.excluded.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; left out, Aider raises on them: {}",
-                    m.repo.excluded.join(" ")
-                )
-            },
-            m.repo.chat,
-            m.repo.spec.why
-        )?;
-        for l in &lines {
-            writeln!(out, "{l}")?;
-        }
-        if let Some(langs) = json["tags"]["by_language"].as_object() {
-            let mut row = String::from("  tags by language (exact/distinct/no-fallback of files):");
-            let mut diffs = Vec::new();
-            for (lang, v) in langs {
-                write!(
-                    row,
-                    " {lang} {}/{}/{} of {};",
-                    v["exact"], v["distinct"], v["distinct_no_fallback"], v["files"]
-                )?;
-                if let Some(d) = v["first_difference"].as_str() {
-                    diffs.push(format!("    {lang}: {d}"));
-                }
-            }
-            writeln!(out, "{row}")?;
-            for d in diffs {
-                writeln!(out, "{d}")?;
-            }
-        }
-        writeln!(
-            out,
-            "  tags: Aider's own runs agree on {} file×run; ours vs Aider's default profile map identical in {}; Aider over budget {}×, ours (aider profile) {}×",
-            sum.aider_tags_self, sum.default_vs_fixed, sum.aider_over, sum.ours_aider_over
-        )?;
-        for t in &sum.token_mismatches {
-            writeln!(out, "  token count mismatch: {t}")?;
-        }
-        for f in &failures {
-            writeln!(out, "  gate: {f}")?;
-        }
-        json["summary"] = json!({
-            "tags_exact": sum.tags_exact.json(),
-            "tags_distinct": sum.tags_distinct.json(),
-            "tags_distinct_no_fallback": sum.tags_no_fallback.json(),
-            "aider_tags_self": sum.aider_tags_self.json(),
-            "vs_fixed": sum.fixed.json(),
-            "vs_pinned": sum.pinned.json(),
-            "vs_stock": sum.stock.json(),
-            "fixed_vs_stock": sum.fixed_vs_stock.json(),
-            "default_profile_vs_fixed": sum.default_vs_fixed.json(),
-            "default_over_budget": sum.default_over.json(),
-            "fixed_aider_over_budget": sum.aider_over,
-            "ours_aider_profile_over_budget": sum.ours_aider_over,
-            "deterministic": sum.deterministic.json(),
-            "token_count_mismatches": sum.token_mismatches,
-        });
-        json["gate"] = json!({"gated": m.repo.spec.gated, "failures": failures});
-        if m.repo.spec.gated {
-            all_failures.extend(
-                failures
-                    .iter()
-                    .map(|f| format!("{}: {f}", m.repo.spec.name)),
-            );
-        }
-        repos_json.push(json);
-    }
-    let pass = all_failures.is_empty();
+    )
+}
 
-    let fixed_tuple = &measured[0].fixed[0].comparator;
-    let stock_tuple = &measured[0].stock[0].comparator;
-    let artifact = json!({
+/// One repository's row of the table.
+fn table_row(m: &Measured<'_>, sum: &Summary, verdict: &str) -> String {
+    let (fx, pn, st) = (&sum.fixed, &sum.pinned, &sum.stock);
+    format!(
+        "{:<18} {:>5} {:>9} {:>9} | {:>7} {:>7} {:>6.3} {:>6} {:>8.1e} {:>8.1e} | {:>7} {:>6.3} {:>8.1e} | {:>7} {:>7} {:>7} | {:>6} {:>6}  {verdict}",
+        m.repo.spec.name,
+        m.repo.files.len(),
+        sum.tags_exact.to_string(),
+        sum.tags_distinct.to_string(),
+        fx.ours_vs.to_string(),
+        fx.self_agree.to_string(),
+        fx.min_jaccard,
+        fx.min_spearman.map_or("n/a".into(), |r| format!("{r:.3}")),
+        fx.rank_err(),
+        fx.self_rank_err,
+        pn.ours_vs.to_string(),
+        pn.min_jaccard,
+        pn.rank_err(),
+        st.ours_vs.to_string(),
+        sum.fixed_vs_stock.to_string(),
+        st.self_agree.to_string(),
+        sum.default_over.to_string(),
+        sum.deterministic.to_string(),
+    )
+}
+
+/// The section's heading, then a line per scenario (see [`measure_repo`]).
+fn write_heading(out: &mut String, m: &Measured<'_>, lines: &[String]) -> std::fmt::Result {
+    writeln!(
+        out,
+        "\n== {} ({} files{}, chat {:?}) — {}",
+        m.repo.spec.name,
+        m.repo.files.len(),
+        if m.repo.excluded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; left out, Aider raises on them: {}",
+                m.repo.excluded.join(" ")
+            )
+        },
+        m.repo.chat,
+        m.repo.spec.why
+    )?;
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+/// The tag counts per language on one line, then each language's first difference.
+fn write_tags_by_language(out: &mut String, by_language: &Value) -> std::fmt::Result {
+    let Some(langs) = by_language.as_object() else {
+        return Ok(());
+    };
+    let mut row = String::from("  tags by language (exact/distinct/no-fallback of files):");
+    let mut diffs = Vec::new();
+    for (lang, v) in langs {
+        write!(
+            row,
+            " {lang} {}/{}/{} of {};",
+            v["exact"], v["distinct"], v["distinct_no_fallback"], v["files"]
+        )?;
+        if let Some(d) = v["first_difference"].as_str() {
+            diffs.push(format!("    {lang}: {d}"));
+        }
+    }
+    writeln!(out, "{row}")?;
+    for d in diffs {
+        writeln!(out, "{d}")?;
+    }
+    Ok(())
+}
+
+/// The section's totals: tag agreement, budgets, token count mismatches, gate failures.
+fn write_totals(out: &mut String, sum: &Summary, failures: &[String]) -> std::fmt::Result {
+    writeln!(
+        out,
+        "  tags: Aider's own runs agree on {} file×run; ours vs Aider's default profile map identical in {}; Aider over budget {}×, ours (aider profile) {}×",
+        sum.aider_tags_self, sum.default_vs_fixed, sum.aider_over, sum.ours_aider_over
+    )?;
+    for t in &sum.token_mismatches {
+        writeln!(out, "  token count mismatch: {t}")?;
+    }
+    for f in failures {
+        writeln!(out, "  gate: {f}")?;
+    }
+    Ok(())
+}
+
+/// A repository's totals in the artifact.
+fn summary_json(sum: &Summary) -> Value {
+    json!({
+        "tags_exact": sum.tags_exact.json(),
+        "tags_distinct": sum.tags_distinct.json(),
+        "tags_distinct_no_fallback": sum.tags_no_fallback.json(),
+        "aider_tags_self": sum.aider_tags_self.json(),
+        "vs_fixed": sum.fixed.json(),
+        "vs_pinned": sum.pinned.json(),
+        "vs_stock": sum.stock.json(),
+        "fixed_vs_stock": sum.fixed_vs_stock.json(),
+        "default_profile_vs_fixed": sum.default_vs_fixed.json(),
+        "default_over_budget": sum.default_over.json(),
+        "fixed_aider_over_budget": sum.aider_over,
+        "ours_aider_profile_over_budget": sum.ours_aider_over,
+        "deterministic": sum.deterministic.json(),
+        "token_count_mismatches": sum.token_mismatches,
+    })
+}
+
+/// The artifact: the comparator tuple, the settings, every repository, the gate.
+fn artifact(
+    measured: &[Measured<'_>],
+    opts: &Options,
+    mode: &str,
+    exe: &Path,
+    started: Instant,
+    reported: &Reported,
+) -> Value {
+    json!({
         "tool": "cargo xtask parity",
         "mode": mode,
         "created_unix": SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         "elapsed_seconds": started.elapsed().as_secs_f64(),
         "comparator_tuple": {
-            "fixed": fixed_tuple,
+            "fixed": &measured[0].fixed[0].comparator,
             "pinned": &measured[0].pinned[0].comparator,
-            "stock": stock_tuple,
+            "stock": &measured[0].stock[0].comparator,
             "ours": {
                 "commit": tools::our_commit(),
                 "binary": exe,
@@ -653,16 +841,13 @@ pub(super) fn report(
             "thresholds": {"min_jaccard": MIN_JACCARD, "min_spearman": MIN_SPEARMAN,
                            "max_rank_rel_err": MAX_RANK_ERR},
         },
-        "repos": repos_json,
-        "gate": {"pass": pass, "failures": all_failures},
-    });
-    let dir = tools::parity_dir();
-    fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("parity-{mode}.json"));
-    fs::write(&path, serde_json::to_string_pretty(&artifact)?)?;
+        "repos": reported.repos_json,
+        "gate": {"pass": reported.all_failures.is_empty(), "failures": reported.all_failures},
+    })
+}
 
-    print!("{out}");
-    println!();
+/// The comparators' versions and the number of processes and runs.
+fn print_comparators(fixed_tuple: &Value, opts: &Options) {
     let versions = &fixed_tuple["versions"];
     println!(
         "comparators{}: aider-chat {} (fixed: patched aider/repomap.py sha256 {} → {}; stock: unpatched), grep-ast {}, tree-sitter-language-pack {}, tree-sitter {}, networkx {}, tiktoken {} ({}, encode_ordinary); processes (PYTHONHASHSEED 1..=N) fixed {} pinned {} stock {}; ours {} ×{} runs",
@@ -688,23 +873,6 @@ pub(super) fn report(
         tools::our_commit(),
         opts.repeat,
     );
-    for row in &table {
-        println!("{row}");
-    }
-    println!(
-        "\nartifact: {}  ({:.0} s)",
-        path.display(),
-        started.elapsed().as_secs_f64()
-    );
-    if pass {
-        println!("parity gate: pass");
-    } else {
-        println!("parity gate: FAIL");
-        for f in &all_failures {
-            println!("  {f}");
-        }
-    }
-    Ok(pass)
 }
 
 fn short(v: &Value) -> String {

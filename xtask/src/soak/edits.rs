@@ -42,7 +42,7 @@ pub(crate) struct Editor {
     /// Each root's last fresh map: most edits go to the files it shows, and rename the
     /// identifiers it shows, so that a stale answer shows.
     shown: Vec<String>,
-    /// Each root's file count when first edited: the size [`balanced`] holds it near.
+    /// Each root's file count when first edited: the size [`Self::balanced`] holds it near.
     start_files: Vec<Option<usize>>,
 }
 
