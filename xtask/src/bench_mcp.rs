@@ -219,6 +219,7 @@ impl Server {
 fn print_step_medians(steps: &[Value], server_ms: &[f64]) {
     let step = |v: &Value, key: &str| v[key].as_f64();
     let keys = [
+        ("history", "history_ms"),
         ("admit", "admit_ms"),
         ("scan", "scan_ms"),
         ("index", "index_ms"),

@@ -124,6 +124,11 @@ pub(crate) struct Cli {
     #[arg(long)]
     pub no_cache: bool,
 
+    /// Do not read the repository's recent commits (`git log`). The default profile
+    /// orders files by the commits they share with the chat files.
+    #[arg(long)]
+    pub no_history: bool,
+
     /// Read files through symlinks whose target lies outside the repository root (by
     /// default they are left out of the map, with a warning).
     #[arg(long)]

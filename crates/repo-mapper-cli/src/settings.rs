@@ -58,6 +58,7 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
     config.rank.pagerank.max_iter = cli.pagerank_max_iter;
     config.tokenizer = cli.tokenizer.0;
     config.follow_external_symlinks = cli.follow_external_symlinks;
+    config.history = !cli.no_history;
     config.limits = Limits::new(Duration::from_secs_f64(cli.time_per_file));
     if let Some(size) = cli.max_filesize {
         config.max_file_size = size.0;

@@ -174,6 +174,7 @@ fn config(key: &SessionKey) -> Config {
     config.rank.exclude_unranked = key.exclude_unranked;
     config.warm_session = true;
     config.full_report = false; // the answer lists only the map's files
+    config.history = true;
     config
 }
 

@@ -125,6 +125,11 @@ pub struct RankRequest<'a> {
     /// The terms of the user's message ([`query_terms`]), read by
     /// [`RankConfig::relevance`]'s lexical score; the SPEC's ranking ignores them.
     pub query: Vec<&'a str>,
+    /// Per file of [`files`](RankRequest::files), in its order: how strongly the
+    /// repository's history ties it to the chat files (the commits that changed both);
+    /// empty: no history (nor is a list of another length read). Read in fusion only
+    /// ([`Relevance::co_change_weight`]).
+    pub co_change: Vec<f64>,
 }
 
 impl<'a> RankRequest<'a> {

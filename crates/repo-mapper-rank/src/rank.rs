@@ -270,11 +270,14 @@ fn reweigh_definitions(
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
 ) {
-    let fused = relevance.fusion_k > 0.0 && !prep.lexical.is_empty();
+    // One score per file, or none read.
+    let co_change = relevance.co_change_weight > 0.0 && request.co_change.len() == prep.files.len();
+    let fused = relevance.fusion_k > 0.0 && (!prep.lexical.is_empty() || co_change);
     // Fused, the order already spreads the map over files (D9): no breadth.
     let breadth = if fused { 1.0 } else { relevance.breadth };
     spread_within_files(def_ranks, prep.files.len(), breadth);
-    if prep.lexical.is_empty() && prep.callers.is_empty() && relevance.test_factor == 1.0 {
+    if prep.lexical.is_empty() && !fused && prep.callers.is_empty() && relevance.test_factor == 1.0
+    {
         return;
     }
     let aux: Vec<f64> = prep
@@ -306,9 +309,14 @@ fn reweigh_definitions(
         boost_matching_definitions(def_ranks, &prep.index, &request.query, relevance.def_boost);
     }
     if fused {
-        // Tests, docs and examples are down-weighted in the lexical order too.
-        let lexical: Vec<f64> = prep.lexical.iter().zip(&aux).map(|(l, a)| l * a).collect();
-        fuse_by_place(def_ranks, &lexical, relevance);
+        // Tests, docs and examples are down-weighted in the other orders too.
+        let down =
+            |scores: &[f64]| -> Vec<f64> { scores.iter().zip(&aux).map(|(s, a)| s * a).collect() };
+        let mut orders = vec![(down(&prep.lexical), relevance.fusion_weight)];
+        if co_change {
+            orders.push((down(&request.co_change), relevance.co_change_weight));
+        }
+        fuse_by_place(def_ranks, &orders, relevance);
     }
 }
 
@@ -335,34 +343,27 @@ fn boost_matching_definitions(
 }
 
 /// [`Relevance::fusion_k`]: files ordered by reciprocal-rank fusion of their place by
-/// their best definition's rank and their place by lexical score; each file's
-/// definitions keep their order within it, their ratios to its best raised to
-/// [`Relevance::fused_within`].
-fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevance) {
-    let files = lexical.len();
+/// their best definition's rank and their place in each of `orders` (per-file scores,
+/// each with its weight; an empty one is left out); each file's definitions keep their
+/// order within it, their ratios to its best raised to [`Relevance::fused_within`].
+fn fuse_by_place(def_ranks: &mut [DefRank], orders: &[(Vec<f64>, f64)], relevance: Relevance) {
+    let files = orders.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
     let mut top = vec![0.0f64; files];
     for d in def_ranks.iter() {
         let t = &mut top[d.file as usize];
         *t = t.max(d.rank);
     }
-    let place = |score: &[f64]| -> Vec<Option<usize>> {
-        let mut order: Vec<usize> = (0..files).filter(|&f| score[f] > 0.0).collect();
-        order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
-        let mut at = vec![None; files];
-        for (i, f) in order.into_iter().enumerate() {
-            at[f] = Some(i + 1);
-        }
-        at
-    };
-    let (graph_at, lexical_at) = (place(&top), place(lexical));
     let k = relevance.fusion_k;
-    let fused: Vec<f64> = (0..files)
-        .map(|f| {
-            let g = graph_at[f].map_or(0.0, |p| 1.0 / (k + p as f64));
-            let l = lexical_at[f].map_or(0.0, |p| relevance.fusion_weight / (k + p as f64));
-            g + l
-        })
-        .collect();
+    let mut fused = vec![0.0f64; files];
+    for (scores, weight) in std::iter::once((&top, 1.0)).chain(orders.iter().map(|(o, w)| (o, *w)))
+    {
+        if scores.is_empty() {
+            continue;
+        }
+        for (f, place) in places(scores).into_iter().enumerate() {
+            fused[f] += place.map_or(0.0, |p| weight / (k + p as f64));
+        }
+    }
     let within = relevance.fused_within;
     for d in def_ranks.iter_mut() {
         let f = d.file as usize;
@@ -370,6 +371,18 @@ fn fuse_by_place(def_ranks: &mut [DefRank], lexical: &[f64], relevance: Relevanc
             d.rank = fused[f] * (d.rank / top[f]).powf(within);
         }
     }
+}
+
+/// Each file's 1-based place in the order of `score`, highest first (ties by file); `None`
+/// for a score of 0.
+fn places(score: &[f64]) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..score.len()).filter(|&f| score[f] > 0.0).collect();
+    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+    let mut at = vec![None; score.len()];
+    for (i, f) in order.into_iter().enumerate() {
+        at[f] = Some(i + 1);
+    }
+    at
 }
 
 /// Per file: whether an earlier entry has the same `rel_fname` (then this one is left

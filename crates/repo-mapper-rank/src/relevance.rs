@@ -56,6 +56,10 @@ pub struct Relevance {
     pub fusion_k: f64,
     /// The lexical order's weight in reciprocal-rank fusion ([`Relevance::fusion_k`]).
     pub fusion_weight: f64,
+    /// The weight in reciprocal-rank fusion ([`Relevance::fusion_k`]) of the order by
+    /// co-change: how often each file changed in the same commits as the chat files
+    /// ([`RankRequest::co_change`](crate::RankRequest::co_change)); 0: not read.
+    pub co_change_weight: f64,
     /// When files are ordered by fusion, a definition ranks at its file's fused score
     /// times (its rank / the file's best)^`fused_within`: below 1 a matching file's
     /// further definitions come before other files' best; 1: their ratios as ranked.
@@ -82,6 +86,7 @@ impl Relevance {
         full_text: false,
         fusion_k: 0.0,
         fusion_weight: 1.0,
+        co_change_weight: 0.0,
         fused_within: 1.0,
         def_boost: 0.0,
         signatures: false,
@@ -98,6 +103,7 @@ impl Relevance {
         full_text: true,
         fusion_k: 10.0,
         fusion_weight: 2.0,
+        co_change_weight: 2.0,
         fused_within: 0.25,
         def_boost: 30.0,
         signatures: true,

@@ -675,6 +675,36 @@ fn the_message_words_lift_the_files_whose_path_or_names_match() {
 }
 
 #[test]
+fn files_that_changed_with_the_chat_files_rise_in_the_fused_order() {
+    let repo = Repo::new(&[
+        (
+            "app.py",
+            true,
+            "ref:Parser ref:Parser ref:Invoice ref:Cache ref:Cache",
+        ),
+        ("src/parse.py", false, "def:Parser"),
+        ("src/billing.py", false, "def:Invoice ref:Cache"),
+        ("src/store.py", false, "def:Cache"),
+    ]);
+    let config = only(|r| *r = Relevance::MEASURED);
+    let without = file_order(&rank(&repo.request(), &config));
+    let place = |order: &[&str]| order.iter().position(|f| *f == "src/billing.py");
+    let before = place(&without).expect("listed");
+    let mut req = repo.request();
+    // `src/billing.py` changed in most of the commits that changed `app.py`.
+    req.co_change = vec![0.0, 0.0, 2.0, 0.0];
+    let after = place(&file_order(&rank(&req, &config))).expect("listed");
+    assert!(after < before, "{after} < {before}: {without:?}");
+    // Off in the SPEC's ranking, and a list that is not one score per file is not read.
+    assert_eq!(
+        file_order(&rank(&req, &RankConfig::default())),
+        file_order(&rank(&repo.request(), &RankConfig::default()))
+    );
+    req.co_change = vec![2.0];
+    assert_eq!(file_order(&rank(&req, &config)), without);
+}
+
+#[test]
 fn the_aider_dialect_ignores_the_departures() {
     let repo = lookalikes();
     let terms = query_terms("Invoice lines");

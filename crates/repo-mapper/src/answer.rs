@@ -190,6 +190,7 @@ fn timings_json(report: &MapReport) -> Value {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let (t, rank) = (&report.timings, &report.timings.rank);
     json!({
+        "history_ms": ms(t.history),
         "admit_ms": ms(t.admit),
         "scan_ms": ms(t.scan),
         "index_ms": ms(rank.index),

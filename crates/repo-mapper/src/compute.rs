@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -18,6 +18,7 @@ use repo_mapper_tags::{CountedTags, Dialect};
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::config::Config;
 use crate::guard::{Refusal, RootGuard};
+use crate::history::History;
 use crate::map::{Computed, Progress, ProgressFn, RepoMap};
 use crate::paths::rel_fname;
 use crate::request::{
@@ -82,6 +83,7 @@ impl RepoMap {
         request: &MapRequest,
         budget: usize,
         (admitted, checked): (Arc<Admitted>, usize),
+        (history, history_took): (Option<&History>, Duration),
         started: Instant,
     ) -> Computed {
         let admitted_at = Instant::now();
@@ -107,6 +109,9 @@ impl RepoMap {
         };
         let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
         ranked.query = terms.iter().map(String::as_str).collect();
+        if let Some(history) = history {
+            ranked.co_change = co_change(history, &ranked.files);
+        }
         let ranking = self.rank(&ranked, &scanned.tags);
         let fit_started = Instant::now();
         let fitted = self.fit(&ranking, &rel_names.chat, budget);
@@ -119,6 +124,7 @@ impl RepoMap {
             Vec::new()
         };
         let timings = Timings {
+            history: history_took,
             admit: admitted_at - started,
             scan: scanned_at - admitted_at,
             rank: ranking.timings,
@@ -135,7 +141,7 @@ impl RepoMap {
             file_ranks,
             scan: scanned.stats,
             store_fallback,
-            elapsed: started.elapsed(),
+            elapsed: history_took + started.elapsed(),
             timings,
         });
         match fitted {
@@ -379,6 +385,17 @@ pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec
         }
     }
     all
+}
+
+/// Per file of `files`: its commits shared with the chat files ([`History::co_change`]).
+fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
+    let chat: Vec<&str> = files
+        .iter()
+        .filter(|f| f.chat)
+        .map(|f| f.rel_fname)
+        .collect();
+    let names: Vec<&str> = files.iter().map(|f| f.rel_fname).collect();
+    history.co_change(&chat, &names)
 }
 
 /// The store's scan of `files` (opened for it, closed after), pruning the records of

@@ -219,6 +219,14 @@ pub struct Config {
     /// [`Config::DEFAULT_MAX_FILE_SIZE`]; `None`: no limit). The aider profile parses every
     /// file, as Aider does.
     pub max_file_size: Option<u64>,
+    /// Read the repository's recent history from git (`git log`, [`HISTORY_COMMITS`]
+    /// commits back from `HEAD`) for requests with chat files that do not bring their
+    /// own ([`MapRequest::history`](crate::MapRequest::history)); the default profile
+    /// orders files by the commits they share with the chat files. Default off: a
+    /// library runs no program unless asked (the CLI and the MCP server turn it on).
+    ///
+    /// [`HISTORY_COMMITS`]: crate::HISTORY_COMMITS
+    pub history: bool,
     /// The profile: the dialect of tags, ranking, rendering and budget search.
     profile: Profile,
     /// The ranking's departures, the profile's own unless [`Config::set_relevance`] says.
@@ -257,6 +265,7 @@ impl Config {
             limits: Limits::default(),
             follow_external_symlinks: false,
             max_file_size: Some(Config::DEFAULT_MAX_FILE_SIZE),
+            history: false,
             profile: Profile::Default,
             relevance: Profile::Default.relevance(),
         }

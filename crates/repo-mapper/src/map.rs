@@ -8,8 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use repo_mapper_render::{Headers, Renderer};
+use repo_mapper_tags::Dialect;
 
 use crate::config::{Config, Refresh};
+use crate::history::{History, head_commit};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 use crate::warm::WarmSession;
 
@@ -60,6 +62,8 @@ struct CacheKey {
     mentioned_files: Option<BTreeSet<String>>,
     mentioned_idents: Option<BTreeSet<String>>,
     message: Option<String>,
+    /// The history the ranking read ([`History::id`]).
+    history: Option<String>,
 }
 
 /// A cached result: the request it answers, the state of the files it was made from
@@ -107,6 +111,8 @@ pub struct RepoMap {
     pub(crate) progress: Option<ProgressFn>,
     /// What is kept between maps when [`Config::warm_session`] is set.
     pub(crate) warm: Option<WarmSession>,
+    /// The repository's history as last read ([`Config::history`]).
+    history: Option<Arc<History>>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -136,6 +142,7 @@ impl RepoMap {
             });
         RepoMap {
             warm: config.warm_session.then(WarmSession::default),
+            history: None,
             config,
             renderer,
             map_cache: VecDeque::new(),
@@ -179,7 +186,10 @@ impl RepoMap {
             return Err(NoMap::NoFiles);
         }
         let budget = self.budget(request.chat_files.is_empty());
-        let key = self.cache_key(request, budget);
+        let reading = Instant::now();
+        let history = self.history_for(request);
+        let history_took = reading.elapsed();
+        let key = self.cache_key(request, budget, history.as_deref());
         if !request.force_refresh
             && let Some(hit) = self.cached_whatever_changed(&key)
         {
@@ -195,9 +205,36 @@ impl RepoMap {
         {
             return hit;
         }
-        let computed = self.compute(request, budget, (admitted, checked), started);
+        let admitted = (admitted, checked);
+        let history = (history.as_deref(), history_took);
+        let computed = self.compute(request, budget, admitted, history, started);
         self.remember(key, state, &computed);
         computed
+    }
+
+    /// The history the ranking reads for `request`: its own, or with [`Config::history`]
+    /// the repository's (kept while `HEAD` names the same commit); none without chat
+    /// files, or where the profile does not read it.
+    fn history_for(&mut self, request: &MapRequest) -> Option<Arc<History>> {
+        let read = self.config.dialect() == Dialect::Default
+            && self.config.relevance().co_change_weight > 0.0
+            && !request.chat_files.is_empty();
+        if !read {
+            return None;
+        }
+        if let Some(own) = &request.history {
+            return Some(Arc::clone(own));
+        }
+        if !self.config.history {
+            return None;
+        }
+        let root = &self.config.root;
+        let head = head_commit(root)?;
+        if let Some(kept) = self.history.as_ref().filter(|h| h.id() == head) {
+            return Some(Arc::clone(kept));
+        }
+        self.history = History::read_git_at(root, head).map(Arc::new);
+        self.history.clone()
     }
 
     /// Aider's `RepoMap.get_repo_map` with its arguments and meaning: the map, or `None`.
@@ -242,7 +279,12 @@ impl RepoMap {
         }
     }
 
-    fn cache_key(&self, request: &MapRequest, budget: usize) -> CacheKey {
+    fn cache_key(
+        &self,
+        request: &MapRequest,
+        budget: usize,
+        history: Option<&History>,
+    ) -> CacheKey {
         let sorted = |v: &[PathBuf]| {
             let mut v = v.to_vec();
             if !v.is_sorted() {
@@ -260,6 +302,7 @@ impl RepoMap {
             mentioned_files: if_auto(&request.mentioned_files),
             mentioned_idents: if_auto(&request.mentioned_idents),
             message: request.message.clone().filter(|_| auto),
+            history: history.map(|h| h.id().to_owned()),
         }
     }
 

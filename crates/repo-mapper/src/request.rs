@@ -9,6 +9,8 @@ use std::time::Duration;
 use repo_mapper_rank::{RankTimings, Stage};
 use repo_mapper_store::{ScanStats, StoreFallback};
 
+use crate::history::History;
+
 /// One map's input: the files, what the conversation mentions, and the anchors.
 ///
 /// ```
@@ -42,6 +44,10 @@ pub struct MapRequest {
     pub anchors: Anchors,
     /// Bypass the map cache for reading (behaviour.md §11); the result is still cached.
     pub force_refresh: bool,
+    /// Which files changed together in the repository's recent commits: the default
+    /// profile orders files by their commits shared with the chat files. `None`: the
+    /// session reads it from git when [`Config::history`](crate::Config::history) is on.
+    pub history: Option<Arc<History>>,
 }
 
 impl MapRequest {
@@ -86,6 +92,12 @@ impl MapRequest {
     /// Bypassing the map cache for reading, or not.
     pub fn with_force_refresh(mut self, force_refresh: bool) -> MapRequest {
         self.force_refresh = force_refresh;
+        self
+    }
+
+    /// With this history (instead of the one the session would read).
+    pub fn with_history(mut self, history: Arc<History>) -> MapRequest {
+        self.history = Some(history);
         self
     }
 }
@@ -268,6 +280,11 @@ pub struct MapReport {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Timings {
+    /// Reading the repository's history ([`Config::history`]: `git rev-parse`, and
+    /// `git log` when `HEAD` moved).
+    ///
+    /// [`Config::history`]: crate::Config::history
+    pub history: Duration,
     /// Checking every file against the root (one `lstat` each).
     pub admit: Duration,
     /// The tag scan: stat, store reads, extraction of changed files, write-back.

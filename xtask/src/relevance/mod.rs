@@ -229,6 +229,7 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "def_boost" => r.def_boost = value.parse()?,
         "signatures" => r.signatures = value.parse()?,
         "fused_within" => r.fused_within = value.parse()?,
+        "co_change_weight" => r.co_change_weight = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())

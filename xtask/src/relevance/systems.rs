@@ -174,6 +174,8 @@ impl Ours {
             config.cache = CacheLocation::Memory;
             // Tags kept between calls, as Aider's process keeps its tags cache.
             config.warm_session = true;
+            // The history as the CLI reads it: the clone is checked out at the parent.
+            config.history = true;
             if let Some(r) = self.relevance {
                 config.set_relevance(r);
             }

@@ -4,6 +4,7 @@
 
 mod fallback;
 mod golden;
+mod history;
 mod hostile;
 mod map;
 mod profiles;

@@ -1,0 +1,212 @@
+//! [`History`]: which files changed together in a repository's recent commits, read from
+//! git when [`Config::history`](crate::Config::history) is on. The default profile orders
+//! files by it too: those that changed in the same commits as the chat files
+//! ([`Relevance::co_change_weight`](crate::Relevance::co_change_weight)).
+//!
+//! Only the history of the checked-out commit is read (`git log HEAD`): never a commit
+//! after it, so a checkout of an old commit sees the history as it was then.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Commits read back from `HEAD`: enough to cover weeks of an active repository, few
+/// enough that git answers in tens of milliseconds.
+pub const HISTORY_COMMITS: usize = 300;
+
+/// Commits that changed more files than this say nothing about which files belong
+/// together (formatting passes, renames, vendored updates): they are left out.
+const MAX_COMMIT_FILES: usize = 50;
+
+/// The files each recent commit changed, most recent first, relative to the root.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct History {
+    commits: Vec<Vec<String>>,
+    /// What tells this history apart: the commit it was read back from, or a digest of
+    /// the commits it was built from.
+    id: String,
+}
+
+impl History {
+    /// A history of these commits (each the files it changed, relative to the root), most
+    /// recent first.
+    pub fn from_commits(commits: Vec<Vec<String>>) -> History {
+        let mut digest = blake3::Hasher::new();
+        for commit in &commits {
+            for f in commit {
+                digest.update(f.as_bytes());
+                digest.update(&[0]);
+            }
+            digest.update(&[1]);
+        }
+        let id = format!("list:{}", digest.finalize().to_hex());
+        History { commits, id }
+    }
+
+    /// What tells this history apart from another: the commit it was read back from (a
+    /// digest of the list for [`History::from_commits`]).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The last [`HISTORY_COMMITS`] commits before and at `HEAD` of the git work tree
+    /// `root` lies in (merges left out), paths relative to `root`; `None` where there is
+    /// no git, no repository or no commit.
+    pub fn read_git(root: &Path) -> Option<History> {
+        History::read_git_at(root, head_commit(root)?)
+    }
+
+    /// [`History::read_git`] from `head` (a commit id).
+    pub(crate) fn read_git_at(root: &Path, head: String) -> Option<History> {
+        let count = format!("-n{HISTORY_COMMITS}");
+        let log = git(
+            root,
+            &[
+                "log",
+                "--no-merges",
+                "--relative",
+                "--name-only",
+                "--format=%x01",
+                &count,
+                &head,
+            ],
+        )?;
+        let commits = log.split('\u{1}').skip(1).map(|block| {
+            block
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        });
+        Some(History {
+            commits: commits.collect(),
+            id: head,
+        })
+    }
+
+    /// Per file of `files`: the commits that changed it and one of `chat`, each counted
+    /// as 1 / the files it changed (a commit of two files ties them more than one of
+    /// twenty). A chat file's own score is 0.
+    pub fn co_change(&self, chat: &[&str], files: &[&str]) -> Vec<f64> {
+        let mut score: HashMap<&str, f64> = HashMap::new();
+        for commit in &self.commits {
+            let size = commit.len();
+            if size > MAX_COMMIT_FILES || !commit.iter().any(|f| chat.contains(&f.as_str())) {
+                continue;
+            }
+            for f in commit {
+                *score.entry(f).or_default() += 1.0 / size as f64;
+            }
+        }
+        let of = |f: &&str| match chat.contains(f) {
+            true => 0.0,
+            false => score.get(f).copied().unwrap_or(0.0),
+        };
+        files.iter().map(of).collect()
+    }
+}
+
+/// The commit `HEAD` names in the repository `root` lies in.
+pub(crate) fn head_commit(root: &Path) -> Option<String> {
+    let out = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?;
+    let head = out.trim();
+    (!head.is_empty()).then(|| head.to_owned())
+}
+
+/// `git -C root ARGS`'s output, `None` if git is missing or fails.
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["-c", "core.quotepath=off"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => String::from_utf8(out.stdout).ok(),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::debug!("no history: git did not run: {e}");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commits(list: &[&[&str]]) -> History {
+        let owned = list
+            .iter()
+            .map(|c| c.iter().map(|f| (*f).to_owned()).collect());
+        History::from_commits(owned.collect())
+    }
+
+    #[test]
+    fn files_score_by_the_commits_they_share_with_the_chat_files() {
+        let history = commits(&[
+            &["a.py", "b.py"],
+            &["a.py", "b.py", "c.py", "d.py"],
+            &["c.py", "e.py"],
+        ]);
+        let scores = history.co_change(&["a.py"], &["a.py", "b.py", "c.py", "e.py", "f.py"]);
+        assert_eq!(scores, [0.0, 0.5 + 0.25, 0.25, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn commits_of_many_files_tie_nothing() {
+        let mut big: Vec<String> = (0..=MAX_COMMIT_FILES).map(|i| format!("f{i}.py")).collect();
+        big.push("a.py".to_owned());
+        let history = History::from_commits(vec![big]);
+        assert_eq!(history.co_change(&["a.py"], &["f1.py"]), [0.0]);
+    }
+
+    /// Runs git in `dir` for a test.
+    fn run(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .expect("git runs")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn only_the_history_up_to_the_checked_out_commit_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        run(root, &["init", "-q"]);
+        for (files, message) in [
+            (&["a.py", "b.py"][..], "one"),
+            (&["a.py", "c.py"][..], "two"),
+        ] {
+            for f in files {
+                let text = format!("{message}\n");
+                std::fs::write(root.join(f), text).unwrap();
+            }
+            run(root, &["add", "."]);
+            run(root, &["commit", "-q", "-m", message]);
+        }
+        let latest = History::read_git(root).expect("a history");
+        assert_eq!(latest.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.5]);
+        run(root, &["checkout", "-q", "HEAD~1"]);
+        let older = History::read_git(root).expect("a history");
+        assert_ne!(older.id(), latest.id());
+        // The later commit, which changed `c.py`, is not read.
+        assert_eq!(older.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.0]);
+        assert_eq!(History::read_git(&root.join("no-such-dir")), None);
+    }
+}

@@ -1,0 +1,101 @@
+//! The repository's history in the default profile: files that changed with the chat
+//! files rank higher, only the checked-out commit's history is read, and a map made with
+//! one history is not served for another.
+
+use std::path::Path;
+use std::process::Command;
+
+use repo_mapper::{CacheLocation, Config, MapRequest, Profile, Refresh, RepoMap, list_files};
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// `app.py` uses `fd` least of four helpers; `d.py` changed with it in every commit.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    for name in ["a", "b", "c", "d"] {
+        let text = format!("def f{name}():\n    return 1\n");
+        std::fs::write(root.join(format!("{name}.py")), text).unwrap();
+    }
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "helpers"]);
+    let app = "from a import fa\nfrom b import fb\nfrom c import fc\nfrom d import fd\n\
+               fa(); fa(); fb(); fb(); fc(); fc(); fd()\n";
+    std::fs::write(root.join("app.py"), app).unwrap();
+    git(root, &["add", "."]);
+    git(root, &["commit", "-q", "-m", "app"]);
+    for round in 0..3 {
+        for f in ["app.py", "d.py"] {
+            let mut text = std::fs::read_to_string(root.join(f)).unwrap();
+            text.push_str(&format!("# change {round}\n"));
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        git(root, &["commit", "-q", "-a", "-m", "together"]);
+    }
+    dir
+}
+
+fn first_file(session: &mut RepoMap, root: &Path) -> String {
+    let files = list_files(root, None);
+    let request = MapRequest::new(files).with_chat_files(vec![root.join("app.py")]);
+    let map = session.map(&request).expect("a map");
+    map.report.entries[0].file.clone()
+}
+
+fn session(root: &Path, history: bool) -> RepoMap {
+    let mut config = Config::new(root).with_profile(Profile::Default);
+    config.cache = CacheLocation::Memory;
+    config.history = history;
+    RepoMap::new(config)
+}
+
+#[test]
+fn a_file_that_changed_with_the_chat_file_comes_first() {
+    let dir = repo();
+    let root = dir.path();
+    assert_ne!(first_file(&mut session(root, false), root), "d.py");
+    assert_eq!(first_file(&mut session(root, true), root), "d.py");
+    // The spec profile reads no history.
+    let mut spec = session(root, true);
+    let mut config = spec.config().clone().with_profile(Profile::Spec);
+    config.history = true;
+    spec = RepoMap::new(config);
+    assert_ne!(first_file(&mut spec, root), "d.py");
+}
+
+#[test]
+fn a_new_head_changes_the_history_and_so_the_map() {
+    let dir = repo();
+    let root = dir.path();
+    // `files`: a map of the same request is reused whatever changed on disk, but not one
+    // made from another history.
+    let mut warm = session(root, true);
+    let mut config = warm.config().clone();
+    config.refresh = Refresh::Files;
+    warm = RepoMap::new(config);
+    assert_eq!(first_file(&mut warm, root), "d.py");
+    // Back before the commits that changed both, the files as they are.
+    git(root, &["reset", "-q", "--soft", "HEAD~3"]);
+    let fresh = first_file(&mut session(root, true), root);
+    assert_ne!(fresh, "d.py");
+    assert_eq!(first_file(&mut warm, root), fresh);
+}
