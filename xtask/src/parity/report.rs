@@ -428,34 +428,22 @@ fn scenario_lines(r: &Runs<'_>, c: &Compared, t: &Tokens) -> Vec<String> {
     let (vs_fixed, vs_pinned, vs_stock) = (&c.vs_fixed, &c.vs_pinned, &c.vs_stock);
     let ratio =
         |v: &Value, key: &str| format!("{}/{}", v["maps"][key]["identical"], v["maps"][key]["of"]);
+    let number = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let jaccard = |v: &Value| number(&v["top_files"]["jaccard"]);
+    // The larger of the file and the (file, ident) rank errors.
+    let rank_err = |v: &Value| {
+        number(&v["ranks"]["file_max_rel_err"]).max(number(&v["ranks"]["def_max_rel_err"]))
+    };
     let mut lines = vec![format!(
         "  {:<12} fixed: map {:<4} self {:<4} J {:.3} rank err {:.1e} | pinned: map {:<4} J {:.3} rank err {:.1e} | stock: map {:<4} self {:<4} | tokens ours {} aider {} default {}{}",
         r.s.id,
         ratio(vs_fixed, "ours_vs"),
         ratio(vs_fixed, "self_agreement"),
-        vs_fixed["top_files"]["jaccard"]
-            .as_f64()
-            .unwrap_or(f64::NAN),
-        vs_fixed["ranks"]["file_max_rel_err"]
-            .as_f64()
-            .unwrap_or(f64::NAN)
-            .max(
-                vs_fixed["ranks"]["def_max_rel_err"]
-                    .as_f64()
-                    .unwrap_or(f64::NAN)
-            ),
+        jaccard(vs_fixed),
+        rank_err(vs_fixed),
         ratio(vs_pinned, "ours_vs"),
-        vs_pinned["top_files"]["jaccard"]
-            .as_f64()
-            .unwrap_or(f64::NAN),
-        vs_pinned["ranks"]["file_max_rel_err"]
-            .as_f64()
-            .unwrap_or(f64::NAN)
-            .max(
-                vs_pinned["ranks"]["def_max_rel_err"]
-                    .as_f64()
-                    .unwrap_or(f64::NAN)
-            ),
+        jaccard(vs_pinned),
+        rank_err(vs_pinned),
         ratio(vs_stock, "ours_vs"),
         ratio(vs_stock, "self_agreement"),
         fmt_tokens(r.ours_a[0].tokens),

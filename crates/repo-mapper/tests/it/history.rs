@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use repo_mapper::{CacheLocation, Config, MapRequest, Profile, Refresh, RepoMap, list_files};
+use repo_mapper::{
+    CacheLocation, Config, History, MapRequest, Profile, Refresh, RepoMap, list_files,
+};
 
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
@@ -98,4 +100,29 @@ fn a_new_head_changes_the_history_and_so_the_map() {
     let fresh = first_file(&mut session(root, true), root);
     assert_ne!(fresh, "d.py");
     assert_eq!(first_file(&mut warm, root), fresh);
+}
+
+#[test]
+fn only_the_history_up_to_the_checked_out_commit_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    for (files, message) in [
+        (&["a.py", "b.py"][..], "one"),
+        (&["a.py", "c.py"][..], "two"),
+    ] {
+        for f in files {
+            std::fs::write(root.join(f), format!("{message}\n")).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", message]);
+    }
+    let latest = History::read_git(root).expect("a history");
+    assert_eq!(latest.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.5]);
+    git(root, &["checkout", "-q", "HEAD~1"]);
+    let older = History::read_git(root).expect("a history");
+    assert_ne!(older.id(), latest.id());
+    // The later commit, which changed `c.py`, is not read.
+    assert_eq!(older.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.0]);
+    assert_eq!(History::read_git(&root.join("no-such-dir")), None);
 }
