@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 /// Commits read back from `HEAD`: enough to cover weeks of an active repository, few
 /// enough that git answers in tens of milliseconds.
-pub const HISTORY_COMMITS: usize = 300;
+pub const HISTORY_COMMITS: usize = 1000;
 
 /// Commits that changed more files than this say nothing about which files belong
 /// together (formatting passes, renames, vendored updates): they are left out.
