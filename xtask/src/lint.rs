@@ -4,7 +4,7 @@
 //!   workspace's lints) are exactly those `docs/ARCHITECTURE.md` lists under
 //!   [`UNSAFE_HEADING`].
 //! * **Every rule reference leads somewhere**: each `behaviour.md §N` in the code and the
-//!   docs names a section heading of `docs/behaviour.md`.
+//!   docs names a section heading or a numbered rule of `docs/behaviour.md`.
 //!
 //! That functions fit on a screen is clippy's to check (`too_many_lines`, its threshold in
 //! `clippy.toml`), in every crate, test, bench and this xtask alike.
@@ -55,15 +55,18 @@ fn check_rule_references(root: &Path) -> Result<()> {
             broken.join("\n  ")
         );
     }
-    eprintln!("lint: {cited} references to docs/behaviour.md, each to a section it has");
+    eprintln!("lint: {cited} references to docs/behaviour.md, each to a section or rule it has");
     Ok(())
 }
 
-/// The section numbers of `doc`'s headings (`## §7 …`, `### §7.1a …`).
+/// The section numbers of `doc`'s headings (`## §7 …`, `### §7.1a …`) and its rules'
+/// numbers (`- **7.5.9** …`).
 fn section_headings(doc: &str) -> std::collections::HashSet<String> {
     let numbers = doc.lines().filter_map(|l| {
-        let l = l.trim_start_matches('#');
-        let rest = l.strip_prefix(" §")?;
+        if let Some(rule) = l.trim_start().strip_prefix("- **") {
+            return rule.split("**").next().map(str::to_owned); // a rule: `- **7.5.9** …`
+        }
+        let rest = l.trim_start_matches('#').strip_prefix(" §")?;
         rest.split_whitespace().next().map(str::to_owned)
     });
     numbers.collect()
@@ -246,9 +249,10 @@ mod tests {
     fn rule_references_are_read_with_their_letter_and_without_punctuation() {
         let text = "see behaviour.md §7.1a, behaviour.md §11. and behaviour.md §6.4 step 2";
         assert_eq!(cited_sections(text), ["7.1a", "11", "6.4"]);
-        let doc = "# Behaviour\n## §7 Ranking\n### §7.1a Anchors\ntext §9\n";
+        let doc = "# Behaviour\n## §7 Ranking\n### §7.1a Anchors\n- **7.1a.2** A rule.\ntext §9\n";
         let headings = section_headings(doc);
         assert!(headings.contains("7") && headings.contains("7.1a"));
+        assert!(headings.contains("7.1a.2"), "rules count too");
         assert!(!headings.contains("9"), "only headings count");
     }
 
