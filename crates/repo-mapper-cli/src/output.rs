@@ -17,9 +17,7 @@ pub(crate) fn write(
     match format {
         Format::Json => {
             let mut json = answer.to_json(config);
-            if let Some(object) = json.as_object_mut() {
-                object.remove("error"); // the exit code and stderr say it
-            }
+            json.remove("error"); // the exit code and stderr say it
             let json = serde_json::to_string_pretty(&json).expect("JSON values serialise");
             writeln!(out, "{}", escape_json_controls(&json))?;
         }

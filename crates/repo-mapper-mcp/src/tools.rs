@@ -147,14 +147,11 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
     map.set_budget(budget, p.max_context_window);
     let answer = map.answer(&request, p.message.as_deref(), true);
     let mut report = answer.to_json(map.config());
-    let text = report["map"].take();
-    let error = report["error"].take();
-    if let Some(report) = report.as_object_mut() {
-        report.remove("map");
-        report.remove("error");
-    }
-    report["token_limit"] = json!(budget);
-    Ok(json!({"map": text.as_str().unwrap_or_default(), "report": report, "error": error}))
+    let text = report.remove("map");
+    let error = report.remove("error");
+    report.insert("token_limit".into(), json!(budget));
+    let text = text.as_ref().and_then(Value::as_str).unwrap_or_default();
+    Ok(json!({"map": text, "report": report, "error": error}))
 }
 
 /// The map request of `p`: paths resolved against `root`, which they must lie in.

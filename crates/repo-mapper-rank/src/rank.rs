@@ -316,7 +316,7 @@ fn reweigh_definitions(
         if co_change {
             orders.push((down(&request.co_change), relevance.co_change_weight));
         }
-        fuse_by_place(def_ranks, &orders, relevance);
+        fuse_by_place(def_ranks, prep.files.len(), &orders, relevance);
     }
 }
 
@@ -342,12 +342,16 @@ fn boost_matching_definitions(
     }
 }
 
-/// [`Relevance::fusion_k`]: files ordered by reciprocal-rank fusion of their place by
-/// their best definition's rank and their place in each of `orders` (per-file scores,
-/// each with its weight; an empty one is left out); each file's definitions keep their
+/// [`Relevance::fusion_k`]: the request's `files` ordered by reciprocal-rank fusion of
+/// their place by their best definition's rank and their place in each of `orders` (a
+/// score per file, each order with its weight; an empty one is left out); each file's definitions keep their
 /// order within it, their ratios to its best raised to [`Relevance::fused_within`].
-fn fuse_by_place(def_ranks: &mut [DefRank], orders: &[(Vec<f64>, f64)], relevance: Relevance) {
-    let files = orders.iter().map(|(o, _)| o.len()).max().unwrap_or(0);
+fn fuse_by_place(
+    def_ranks: &mut [DefRank],
+    files: usize,
+    orders: &[(Vec<f64>, f64)],
+    relevance: Relevance,
+) {
     let mut top = vec![0.0f64; files];
     for d in def_ranks.iter() {
         let t = &mut top[d.file as usize];

@@ -676,21 +676,19 @@ fn the_message_words_lift_the_files_whose_path_or_names_match() {
 
 #[test]
 fn files_that_changed_with_the_chat_files_rise_in_the_fused_order() {
-    let repo = Repo::new(&[
-        (
-            "app.py",
-            true,
-            "ref:Parser ref:Parser ref:Invoice ref:Cache ref:Cache",
-        ),
-        ("src/parse.py", false, "def:Parser"),
-        ("src/billing.py", false, "def:Invoice ref:Cache"),
-        ("src/store.py", false, "def:Cache"),
-    ]);
+    let repo = lookalikes();
+    // `app.py` in the chat.
+    let chat_request = || {
+        let mut req = repo.request();
+        req.files[0] = req.files[0].with_chat(true);
+        req.other_rel_fnames.retain(|f| *f != "app.py");
+        req
+    };
     let config = only(|r| *r = Relevance::MEASURED);
-    let without = file_order(&rank(&repo.request(), &config));
+    let without = file_order(&rank(&chat_request(), &config));
     let place = |order: &[&str]| order.iter().position(|f| *f == "src/billing.py");
     let before = place(&without).expect("listed");
-    let mut req = repo.request();
+    let mut req = chat_request();
     // `src/billing.py` changed in most of the commits that changed `app.py`.
     req.co_change = vec![0.0, 0.0, 2.0, 0.0];
     let after = place(&file_order(&rank(&req, &config))).expect("listed");
@@ -698,7 +696,7 @@ fn files_that_changed_with_the_chat_files_rise_in_the_fused_order() {
     // Off in the SPEC's ranking, and a list that is not one score per file is not read.
     assert_eq!(
         file_order(&rank(&req, &RankConfig::default())),
-        file_order(&rank(&repo.request(), &RankConfig::default()))
+        file_order(&rank(&chat_request(), &RankConfig::default()))
     );
     req.co_change = vec![2.0];
     assert_eq!(file_order(&rank(&req, &config)), without);

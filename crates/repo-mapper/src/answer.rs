@@ -105,10 +105,10 @@ impl Answer {
     /// `attempt`, `from_cache`, `mentions`, `profile`, `tokenizer`, `scan` and `timings`
     /// (milliseconds per step); with [`Config::full_report`], `entries` (the ranked list)
     /// and `file_ranks` too. File names are escaped ([`escape_control`]).
-    pub fn to_json(&self, config: &Config) -> Value {
+    pub fn to_json(&self, config: &Config) -> Map<String, Value> {
         let report = self.report();
         let out = self.result.as_ref().ok();
-        let mut json = json!({
+        let fields = json!({
             "map": out.map(|o| o.text.as_str()),
             "error": self.result.as_ref().err().map(ToString::to_string),
             "budget": report.map_or(config.map_tokens, |r| r.budget),
@@ -123,9 +123,15 @@ impl Answer {
             "scan": report.map(scan_json),
             "timings": report.map(timings_json),
         });
+        let Value::Object(mut json) = fields else {
+            return Map::new(); // `json!({…})` is an object
+        };
         if config.full_report {
-            json["entries"] = report.map_or_else(|| json!([]), entries_json);
-            json["file_ranks"] = json!(report.map(file_ranks_json));
+            json.insert(
+                "entries".into(),
+                report.map_or_else(|| json!([]), entries_json),
+            );
+            json.insert("file_ranks".into(), json!(report.map(file_ranks_json)));
         }
         json
     }

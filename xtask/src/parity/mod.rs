@@ -321,6 +321,8 @@ fn ours_args(root: &Path, s: &Scenario, profile: &str, list: &Path) -> Vec<Strin
         "--format".into(),
         "json".into(),
         "--no-cache".into(),
+        // The fixtures lie in this workspace's repository: its history must not move them.
+        "--no-history".into(),
         "-t".into(),
         s.max_tokens.to_string(),
         "--files-from".into(),
