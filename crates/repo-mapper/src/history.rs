@@ -106,8 +106,13 @@ impl History {
     }
 }
 
-/// The commit `HEAD` names in the repository `root` lies in.
+/// The commit `HEAD` names in the repository `root` lies in; `None`, without running git,
+/// where neither `root` nor a directory above it holds `.git` (a directory, or a
+/// worktree's file): a map of such a root would otherwise pay a failing `git` per call.
 pub(crate) fn head_commit(root: &Path) -> Option<String> {
+    if !root.ancestors().any(|dir| dir.join(".git").exists()) {
+        return None;
+    }
     let out = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?;
     let head = out.trim();
     (!head.is_empty()).then(|| head.to_owned())
