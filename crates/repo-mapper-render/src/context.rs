@@ -7,6 +7,7 @@ use std::time::Instant;
 use repo_mapper_tags::{Dialect, Language, Limits, filename_to_lang, parse_within};
 use tree_sitter::Tree;
 
+use crate::scopes::Scopes;
 use crate::text::{is_blank, split_lines};
 
 /// grep-ast's `header_max`: a scope's header shows at most this many lines.
@@ -118,9 +119,29 @@ impl TreeContext {
         limits: &Limits,
         headers: Headers,
     ) -> Self {
-        let code = code.into();
+        Self::parsed(code.into(), language, dialect, limits, headers).0
+    }
+
+    /// [`TreeContext::new_with_headers`], with the scopes the parse gave (`None` when
+    /// there was no parse: no language, or time ran out).
+    pub(crate) fn parsed(
+        code: String,
+        language: Option<Language>,
+        dialect: Dialect,
+        limits: &Limits,
+        headers: Headers,
+    ) -> (Self, Option<Scopes>) {
         let tree = language.and_then(|lang| parse(lang, &code, limits));
-        Self::from_tree_with_headers(code, tree.as_ref(), dialect, headers)
+        let lines = split_lines(&code, dialect);
+        let num_rows = lines.len() + 1;
+        let scopes = tree
+            .as_ref()
+            .map(|t| RowScopes::of(t, num_rows, headers).into_scopes());
+        let context = match &scopes {
+            Some(scopes) => Self::assemble(code, lines, scopes, dialect),
+            None => Self::assemble(code, lines, &Scopes::empty(num_rows), dialect),
+        };
+        (context, scopes)
     }
 
     /// Builds the context of `code` from its already parsed syntax `tree` (`None`: no
@@ -138,18 +159,31 @@ impl TreeContext {
     ) -> Self {
         let text = code.into();
         let lines = split_lines(&text, dialect);
-        let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
         let num_rows = lines.len() + 1;
-        let rows = tree.map_or_else(
-            || RowScopes::empty(num_rows),
-            |t| RowScopes::of(t, num_rows, headers),
+        let scopes = tree.map_or_else(
+            || Scopes::empty(num_rows),
+            |t| RowScopes::of(t, num_rows, headers).into_scopes(),
         );
-        let (scope_tree, leaves) = max_segment_tree(&rows.scope_end);
+        Self::assemble(text, lines, &scopes, dialect)
+    }
+
+    /// The context of `code` with `scopes` kept from an earlier parse of the same text
+    /// ([`Renderer`](crate::Renderer) keeps them in a [`ScopeCache`](crate::ScopeCache)), without parsing it: `None` when `scopes` has another
+    /// number of rows than `code` (they cannot be its scopes).
+    pub fn from_scopes(code: impl Into<String>, scopes: &Scopes, dialect: Dialect) -> Option<Self> {
+        let text = code.into();
+        let lines = split_lines(&text, dialect);
+        (scopes.rows() == lines.len() + 1).then(|| Self::assemble(text, lines, scopes, dialect))
+    }
+
+    fn assemble(text: String, lines: Vec<Range<usize>>, scopes: &Scopes, dialect: Dialect) -> Self {
+        let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
+        let (scope_tree, leaves) = max_segment_tree(&scopes.scope_end);
         TreeContext {
             text,
             lines,
             blank,
-            header_len: rows.header_len(),
+            header_len: scopes.header_len.clone(),
             scope_tree,
             leaves,
             dialect,
@@ -362,6 +396,14 @@ impl RowScopes {
         if end > start {
             self.multi_row[start] = self.multi_row[start].saturating_add(1).min(2);
             self.min_span[start] = self.min_span[start].min(end - start);
+        }
+    }
+
+    /// The [`Scopes`] these rows give.
+    fn into_scopes(self) -> Scopes {
+        Scopes {
+            header_len: self.header_len(),
+            scope_end: self.scope_end,
         }
     }
 

@@ -8,10 +8,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use repo_mapper_tags::{Dialect, FileStamp, Limits, Tag, normalize_newlines, read_source};
+use repo_mapper_tags::{
+    Dialect, FileStamp, Language, Limits, Tag, normalize_newlines, read_source,
+};
 
 use crate::context::{Headers, TreeContext, render_language};
 use crate::escape::escape_control;
+use crate::scopes::{ScopeCache, ScopeKey, Scopes};
 use crate::text::{split_lines, truncate_chars};
 
 /// Aider's line cut in `to_tree` (behaviour.md §14 `max_line_length`).
@@ -142,6 +145,10 @@ pub struct Renderer {
     kept_maps: u64,
     /// How a definition's scopes show.
     headers: Headers,
+    /// Where files' scopes are kept between runs, if anywhere.
+    scope_cache: Option<Arc<dyn ScopeCache>>,
+    /// Files parsed so far (not found in the scope cache).
+    parses: u64,
 }
 
 impl Renderer {
@@ -156,7 +163,23 @@ impl Renderer {
             generation: 0,
             kept_maps: 1,
             headers: Headers::GrepAst,
+            scope_cache: None,
+            parses: 0,
         }
+    }
+
+    /// Keeps each parsed file's [`Scopes`] in `cache`, and takes them from there instead
+    /// of parsing a file whose text (in this language, dialect and [`Headers`]) it holds:
+    /// a later run renders the same map without parsing the files again.
+    pub fn with_scope_cache(mut self, cache: Arc<dyn ScopeCache>) -> Self {
+        self.scope_cache = Some(cache);
+        self
+    }
+
+    /// How many files this renderer has parsed (files whose scopes came from the scope
+    /// cache are not counted).
+    pub fn parses(&self) -> u64 {
+        self.parses
     }
 
     /// Shows the scopes around a definition as `headers` says (default
@@ -345,7 +368,7 @@ impl Renderer {
         rendered
     }
 
-    fn build_context(&self, abs_fname: &Path, rel_fname: &str) -> Option<TreeContext> {
+    fn build_context(&mut self, abs_fname: &Path, rel_fname: &str) -> Option<TreeContext> {
         let mut code = match self.dialect {
             // io.read_text: None on any error (missing, unreadable, not UTF-8), then `or ""`.
             Dialect::Aider => match read_source(abs_fname) {
@@ -377,12 +400,28 @@ impl Renderer {
         if language.is_none() {
             tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
         }
-        Some(TreeContext::new_with_headers(
-            code,
-            language,
-            self.dialect,
-            &self.limits,
-            self.headers,
-        ))
+        Some(self.context_of(code, language))
+    }
+
+    /// The context of `code`: from the scope cache when it holds this text's scopes, else
+    /// parsed (and its scopes kept in the cache).
+    fn context_of(&mut self, code: String, language: Option<Language>) -> TreeContext {
+        let cached = self.scope_cache.clone().zip(language).map(|(cache, lang)| {
+            let key = ScopeKey::new(&code, lang, self.dialect, self.headers);
+            (cache, key)
+        });
+        if let Some((cache, key)) = &cached
+            && let Some(scopes) = cache.get(key).and_then(|bytes| Scopes::decode(&bytes))
+            && let Some(context) = TreeContext::from_scopes(code.as_str(), &scopes, self.dialect)
+        {
+            return context;
+        }
+        self.parses += 1;
+        let (context, scopes) =
+            TreeContext::parsed(code, language, self.dialect, &self.limits, self.headers);
+        if let (Some((cache, key)), Some(scopes)) = (cached, scopes) {
+            cache.put(&key, &scopes.encode());
+        }
+        context
     }
 }

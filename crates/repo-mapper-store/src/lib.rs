@@ -1,10 +1,12 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod blobs;
 mod codec;
 mod scan;
 mod store;
 
+pub use blobs::BlobDir;
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,

@@ -12,6 +12,7 @@ mod map;
 mod mentions;
 mod paths;
 mod request;
+mod scope_cache;
 mod search;
 mod tokens;
 mod walk;

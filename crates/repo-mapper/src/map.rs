@@ -13,6 +13,7 @@ use repo_mapper_tags::Dialect;
 use crate::config::{Config, Refresh};
 use crate::history::{History, head_commit};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
+use crate::scope_cache::scope_cache;
 use crate::warm::WarmSession;
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
@@ -126,12 +127,13 @@ impl std::fmt::Debug for RepoMap {
 impl RepoMap {
     /// A session with this configuration.
     pub fn new(config: Config) -> RepoMap {
+        config.tokenizer.warm_up();
         let headers = if config.relevance().signatures {
             Headers::Signatures
         } else {
             Headers::GrepAst
         };
-        let renderer = Renderer::new(config.dialect())
+        let mut renderer = Renderer::new(config.dialect())
             .with_headers(headers)
             .with_max_line_length(config.max_line_length)
             .with_limits(config.limits)
@@ -140,6 +142,9 @@ impl RepoMap {
             } else {
                 1
             });
+        if let Some(cache) = scope_cache(&config.cache) {
+            renderer = renderer.with_scope_cache(cache);
+        }
         RepoMap {
             warm: config.warm_session.then(WarmSession::default),
             history: None,
@@ -485,5 +490,39 @@ mod tests {
                 racy.text
             );
         }
+    }
+
+    /// Issue 26: a second run renders the files of the first from the scope cache on
+    /// disk, parsing none of them, and shows the same map; an edited file is parsed anew.
+    #[test]
+    fn a_second_run_renders_without_parsing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, text: &str| std::fs::write(root.join(name), text).unwrap();
+        write(
+            "shop.py",
+            "class Order:\n    def total(self):\n        return 1\n",
+        );
+        write("util.py", "def helper_fn():\n    return 2\n");
+        write(
+            "app.py",
+            "from shop import Order\nOrder().total()\nhelper_fn()\n",
+        );
+        let run = || {
+            let mut config = Config::new(root);
+            config.cache = CacheLocation::Dir(root.join(".cache"));
+            let mut session = RepoMap::new(config);
+            let text = session.map(&request(root)).unwrap().text;
+            (text, session.renderer.parses())
+        };
+        let (first, parsed) = run();
+        assert!(
+            first.contains("def total") && first.contains("def helper_fn"),
+            "{first}"
+        );
+        assert_eq!(parsed, 2, "shop.py and util.py rendered");
+        assert_eq!(run(), (first, 0));
+        write("util.py", "def helper_fn():\n    return 3\n");
+        assert_eq!(run().1, 1, "the edited file only");
     }
 }

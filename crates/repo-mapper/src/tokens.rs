@@ -36,6 +36,23 @@ impl Tokenizer {
         }
     }
 
+    /// Builds the encoding's tables on a thread of their own, once per process, so that
+    /// the first [`count`](Tokenizer::count) finds them ready. Building cl100k's tables
+    /// takes about 0.1 s (o200k's about 0.3 s): started when a session is created, it
+    /// overlaps the walk and the tag scan instead of adding to every CLI run.
+    pub fn warm_up(self) {
+        static STARTED: [std::sync::Once; 2] = [std::sync::Once::new(), std::sync::Once::new()];
+        STARTED[self as usize].call_once(|| {
+            let spawned = std::thread::Builder::new()
+                .name("tokenizer-tables".to_owned())
+                .spawn(move || {
+                    self.bpe();
+                });
+            // Without a thread the first count builds the tables, as before.
+            drop(spawned);
+        });
+    }
+
     /// The exact number of tokens of `text` (special tokens are encoded as ordinary text).
     pub fn count(self, text: &str) -> usize {
         self.bpe().encode_ordinary(text).len()

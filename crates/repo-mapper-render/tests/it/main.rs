@@ -8,3 +8,4 @@ mod fuzz_regressions;
 mod golden;
 mod model;
 mod renderer;
+mod scope_cache;

@@ -1,0 +1,125 @@
+//! The scope cache: a renderer that takes a file's scopes from it renders exactly what a
+//! renderer that parses the file renders, on every golden case, in both dialects and both
+//! header styles, and parses nothing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use repo_mapper_render::{Headers, Renderer, ScopeCache, ScopeKey};
+use repo_mapper_tags::Dialect;
+
+/// A scope cache in memory that counts its hits.
+#[derive(Debug, Default)]
+struct Kept {
+    blobs: Mutex<HashMap<ScopeKey, Vec<u8>>>,
+    hits: Mutex<usize>,
+}
+
+impl ScopeCache for Kept {
+    fn get(&self, key: &ScopeKey) -> Option<Vec<u8>> {
+        let hit = self.blobs.lock().unwrap().get(key).cloned();
+        *self.hits.lock().unwrap() += usize::from(hit.is_some());
+        hit
+    }
+
+    fn put(&self, key: &ScopeKey, bytes: &[u8]) {
+        self.blobs.lock().unwrap().insert(*key, bytes.to_vec());
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every golden case: (source relative to the root, its lines of interest).
+fn golden_cases() -> Vec<(String, Vec<i64>)> {
+    let mut cases = Vec::new();
+    let dir = root().join("fixtures/render/expected");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(source) = text.lines().next().and_then(|l| l.strip_prefix("source ")) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Some(lois) = line
+                .split(" lois=")
+                .nth(1)
+                .filter(|_| line.starts_with("@@ case "))
+            {
+                let lois = lois.split(',').filter(|s| !s.is_empty());
+                cases.push((
+                    source.to_owned(),
+                    lois.map(|s| s.parse().unwrap()).collect(),
+                ));
+            }
+        }
+    }
+    cases.sort();
+    cases
+}
+
+fn render_all(renderer: &mut Renderer, cases: &[(String, Vec<i64>)]) -> Vec<String> {
+    let root = root();
+    cases
+        .iter()
+        .map(|(source, lois)| renderer.render_tree(&root.join(source), source, lois))
+        .collect()
+}
+
+#[test]
+fn scopes_from_the_cache_render_as_a_parse_does() {
+    let cases = golden_cases();
+    assert!(cases.len() >= 100, "golden cases are missing");
+    for dialect in [Dialect::Aider, Dialect::Default] {
+        for headers in [Headers::GrepAst, Headers::Signatures] {
+            let cache = Arc::new(Kept::default());
+            let fresh = || Renderer::new(dialect).with_headers(headers);
+            let parsed = render_all(&mut fresh(), &cases);
+            let mut filling = fresh().with_scope_cache(cache.clone());
+            assert_eq!(render_all(&mut filling, &cases), parsed);
+            assert!(
+                filling.parses() > 20,
+                "{dialect:?} {headers:?}: files were parsed"
+            );
+            let mut reading = fresh().with_scope_cache(cache.clone());
+            assert_eq!(
+                render_all(&mut reading, &cases),
+                parsed,
+                "{dialect:?} {headers:?}"
+            );
+            assert_eq!(
+                reading.parses(),
+                0,
+                "{dialect:?} {headers:?}: nothing parsed again"
+            );
+            assert!(*cache.hits.lock().unwrap() >= filling.parses() as usize);
+        }
+    }
+}
+
+#[test]
+fn damaged_or_foreign_scopes_mean_a_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let code = "import os\nclass A:\n    def f(self):\n        return 1\n";
+    std::fs::write(dir.path().join("a.py"), code).unwrap();
+    let render = |cache: &Arc<Kept>| {
+        let mut r = Renderer::new(Dialect::Default).with_scope_cache(cache.clone());
+        let out = r.render_tree(&dir.path().join("a.py"), "a.py", &[3]);
+        (out, r.parses())
+    };
+    let cache = Arc::new(Kept::default());
+    let (expected, parses) = render(&cache);
+    // The class and method headers show: scopes were there.
+    assert_eq!(
+        (expected.as_str(), parses),
+        ("⋮\n│class A:\n│    def f(self):\n│        return 1\n", 1)
+    );
+    let key = *cache.blobs.lock().unwrap().keys().next().unwrap();
+    // Bytes that are no scopes, and scopes of another number of rows, are not used.
+    for bad in [vec![0xff, 1, 2], vec![1, 2, 0]] {
+        cache.blobs.lock().unwrap().insert(key, bad);
+        assert_eq!(render(&cache), (expected.clone(), 1));
+    }
+}
