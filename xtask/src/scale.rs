@@ -191,7 +191,7 @@ fn fetch_linux(dir: &Path) -> Result<PathBuf> {
     run_cmd(
         Command::new("apt-get")
             .current_dir(dir)
-            .args(["download", "linux-source-6.1=6.1.170-3"]),
+            .args(["download", "linux-source-6.1"]),
     )?;
     let deb = fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -304,6 +304,10 @@ pub fn catches_panic_at(location: &std::panic::Location<'_>) -> bool {
 }
 
 /// Opens the sled database in `dir` with our settings; a panic inside sled is an error.
+///
+/// Segments of 64 KiB rather than sled's 512 KiB: every open reads the last segment
+/// again, and the store is smaller (Linux 6.1: 176 MiB against 213 MiB, at a cost of
+/// about 10% more memory in a warm run; docs/performance.md).
 fn open_db(dir: &Path) -> sled::Result<sled::Db> {
     let config = sled::Config::new()
         .path(dir)
@@ -311,6 +315,7 @@ fn open_db(dir: &Path) -> sled::Result<sled::Db> {
         .cache_capacity(32 * 1024 * 1024)
         .use_compression(true)
         .compression_factor(1)
+        .segment_size(64 * 1024)
         .flush_every_ms(None);
     unpanicked(|| config.open())
 }

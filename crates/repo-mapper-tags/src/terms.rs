@@ -83,7 +83,7 @@ fn singular(word: &mut String) {
 }
 
 /// The bits of a [`term_hash`]: 2²⁴ hashes, so that a file's sorted hashes are stored in
-/// about three bytes each (the Linux tree's million-odd distinct words share few of
+/// about two bytes each, Rice coded (the Linux tree's million-odd distinct words share few of
 /// them; 20 bits measured the same on `cargo xtask relevance`, but would share many
 /// there).
 pub const TERM_HASH_BITS: u32 = 24;
