@@ -7,8 +7,11 @@
 //! after it, so a checkout of an old commit sees the history as it was then.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::SystemTime;
+
+use repo_mapper_tags::FileStamp;
 
 /// Commits read back from `HEAD`: enough to cover weeks of an active repository, few
 /// enough that git answers in tens of milliseconds.
@@ -110,12 +113,82 @@ impl History {
 /// where neither `root` nor a directory above it holds `.git` (a directory, or a
 /// worktree's file): a map of such a root would otherwise pay a failing `git` per call.
 pub(crate) fn head_commit(root: &Path) -> Option<String> {
-    if !root.ancestors().any(|dir| dir.join(".git").exists()) {
-        return None;
+    HeadWitness::read(root).map(|w| w.commit)
+}
+
+/// The commit `HEAD` named when it was read, and the files git resolved it from (the
+/// work tree's `HEAD`, the branch's loose ref, `packed-refs`) with their stamps: while
+/// none of them changes, `HEAD` names the same commit, and a long-lived session need not
+/// run git again to know it (issue 26: `git rev-parse` cost a warm call 1.2 ms).
+#[derive(Debug, Clone)]
+pub(crate) struct HeadWitness {
+    /// The commit id.
+    pub(crate) commit: String,
+    files: Vec<(PathBuf, Option<FileStamp>)>,
+    /// Whether a stamp was racy when taken: then only git can tell.
+    racy: bool,
+}
+
+impl HeadWitness {
+    /// `HEAD` of the git work tree `root` lies in, by `git rev-parse`, with its witness
+    /// files' stamps taken first (so a change between the two shows next time).
+    pub(crate) fn read(root: &Path) -> Option<HeadWitness> {
+        let (git_dir, common_dir) = git_dirs(root)?;
+        let head_file = git_dir.join("HEAD");
+        let mut paths = vec![head_file.clone(), common_dir.join("packed-refs")];
+        let head_text = std::fs::read_to_string(&head_file);
+        if let Ok(text) = &head_text
+            && let Some(name) = text.trim().strip_prefix("ref: ")
+        {
+            paths.push(common_dir.join(name));
+        }
+        let now = SystemTime::now();
+        let files: Vec<(PathBuf, Option<FileStamp>)> =
+            paths.into_iter().map(|p| (p.clone(), stamp(&p))).collect();
+        // A layout this reading does not know (no HEAD where it looked) is never trusted.
+        let racy =
+            head_text.is_err() || files.iter().any(|(_, s)| s.is_some_and(|s| s.racy_at(now)));
+        let out = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?;
+        let commit = out.trim();
+        (!commit.is_empty()).then(|| HeadWitness {
+            commit: commit.to_owned(),
+            files,
+            racy,
+        })
     }
-    let out = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?;
-    let head = out.trim();
-    (!head.is_empty()).then(|| head.to_owned())
+
+    /// Whether `HEAD` surely still names [`HeadWitness::commit`]: every witness file has
+    /// the stamp it had (or is still missing), and none was racy when taken.
+    pub(crate) fn still_holds(&self) -> bool {
+        !self.racy && self.files.iter().all(|(path, was)| stamp(path) == *was)
+    }
+}
+
+/// The git directory and the common directory (where refs live) of the work tree `root`
+/// lies in, by git's repository layout: the nearest `.git` above it, a directory or a
+/// worktree's file (`gitdir: …`), whose `commondir` names the common directory. `None`
+/// without any `.git`: then git is not run at all.
+fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dot_git = root
+        .ancestors()
+        .map(|dir| dir.join(".git"))
+        .find(|p| p.exists())?;
+    let git_dir = match std::fs::read_to_string(&dot_git) {
+        Ok(text) => {
+            let named = text.trim().strip_prefix("gitdir: ").unwrap_or(text.trim());
+            dot_git.parent().unwrap_or(root).join(named)
+        }
+        Err(_) => dot_git,
+    };
+    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir.join(text.trim()),
+        Err(_) => git_dir.clone(),
+    };
+    Some((git_dir, common_dir))
+}
+
+fn stamp(path: &Path) -> Option<FileStamp> {
+    std::fs::metadata(path).ok().map(|m| FileStamp::of(&m))
 }
 
 /// `git -C root ARGS`'s output, `None` if git is missing or fails.

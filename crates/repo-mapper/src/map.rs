@@ -11,7 +11,7 @@ use repo_mapper_render::{Headers, Renderer};
 use repo_mapper_tags::Dialect;
 
 use crate::config::{Config, Refresh};
-use crate::history::{History, head_commit};
+use crate::history::{HeadWitness, History};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 use crate::scope_cache::scope_cache;
 use crate::warm::WarmSession;
@@ -114,6 +114,8 @@ pub struct RepoMap {
     pub(crate) warm: Option<WarmSession>,
     /// The repository's history as last read ([`Config::history`]).
     history: Option<Arc<History>>,
+    /// What `HEAD` named when last read, and the files that say it still does.
+    head: Option<HeadWitness>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -148,6 +150,7 @@ impl RepoMap {
         RepoMap {
             warm: config.warm_session.then(WarmSession::default),
             history: None,
+            head: None,
             config,
             renderer,
             map_cache: VecDeque::new(),
@@ -234,7 +237,13 @@ impl RepoMap {
             return None;
         }
         let root = &self.config.root;
-        let head = head_commit(root)?;
+        let head = match self.head.as_ref().filter(|w| w.still_holds()) {
+            Some(witness) => witness.commit.clone(),
+            None => {
+                self.head = HeadWitness::read(root);
+                self.head.as_ref()?.commit.clone()
+            }
+        };
         if let Some(kept) = self.history.as_ref().filter(|h| h.id() == head) {
             return Some(Arc::clone(kept));
         }

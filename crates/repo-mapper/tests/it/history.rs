@@ -126,3 +126,34 @@ fn only_the_history_up_to_the_checked_out_commit_is_read() {
     assert_eq!(older.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.0]);
     assert_eq!(History::read_git(&root.join("no-such-dir")), None);
 }
+
+/// Issue 26: a long-lived session knows that `HEAD` moved from the stamps of the files git
+/// resolves it from (`HEAD`, the branch's ref, `packed-refs`), not by running git for
+/// every map; a reset, refs packed and a worktree's own `HEAD` all show.
+#[test]
+fn a_session_sees_head_move_once_its_files_have_settled() {
+    let dir = repo();
+    let main = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    let worktree = outside.path().join("wt");
+    git(main, &["worktree", "add", "-q", worktree.to_str().unwrap()]);
+    let settle =
+        || std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+    for root in [main, worktree.as_path()] {
+        let mut config = session(root, true).config().clone();
+        config.refresh = Refresh::Files;
+        let mut warm = RepoMap::new(config);
+        assert_eq!(first_file(&mut warm, root), "d.py");
+        settle();
+        // Read again now that the files have settled: from here the stamps are trusted.
+        assert_eq!(first_file(&mut warm, root), "d.py");
+        git(root, &["pack-refs", "--all"]);
+        settle();
+        assert_eq!(first_file(&mut warm, root), "d.py");
+        git(root, &["reset", "-q", "--soft", "HEAD~3"]);
+        settle();
+        let fresh = first_file(&mut session(root, true), root);
+        assert_ne!(fresh, "d.py");
+        assert_eq!(first_file(&mut warm, root), fresh, "{}", root.display());
+    }
+}
