@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
 use crate::csr::NONE;
@@ -12,7 +13,9 @@ use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
-use crate::relevance::{Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores};
+use crate::relevance::{
+    Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores, path_word_hashes,
+};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
@@ -190,7 +193,18 @@ fn prepare<'r, 'a>(
     let lexical = if !relevance.lexical() || request.query.is_empty() {
         Vec::new()
     } else if relevance.full_text {
-        full_text_scores(files, &request.query, relevance.path_weight)
+        let fresh: Vec<Box<[u32]>>;
+        let path_words = match kept {
+            Some(kept) => kept.path_words(),
+            None => {
+                fresh = files
+                    .par_iter()
+                    .map(|f| path_word_hashes(f.rel_fname))
+                    .collect();
+                &fresh
+            }
+        };
+        full_text_scores(files, path_words, &request.query, relevance.path_weight)
     } else {
         lexical_scores(files, &index, &request.query, relevance.path_weight)
     };

@@ -220,11 +220,20 @@ pub(crate) fn lexical_scores(
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
+/// The hashes of the words of `rel_fname` ([`code_words`], [`term_hash`]), in order and
+/// with repeats: what [`full_text_scores`] reads of a file's path.
+pub(crate) fn path_word_hashes(rel_fname: &str) -> Box<[u32]> {
+    let mut hashes = Vec::new();
+    code_words(rel_fname, &mut |w| hashes.push(term_hash(w)));
+    hashes.into()
+}
+
 /// Per file, Okapi BM25 of its text's code words ([`FileTags::terms`]) and its path's
-/// (each path word counting `path_weight` words) against `terms`, relative to the best
-/// file (0–1; all 0 when nothing matches).
+/// (`path_words`, each path word counting `path_weight` words) against `terms`, relative
+/// to the best file (0–1; all 0 when nothing matches).
 pub(crate) fn full_text_scores(
     files: &[FileTags<'_>],
+    path_words: &[Box<[u32]>],
     terms: &[&str],
     path_weight: f64,
 ) -> Vec<f64> {
@@ -233,21 +242,21 @@ pub(crate) fn full_text_scores(
     // Per file: its length, then one frequency per term.
     let rows: Vec<(f64, Vec<f64>)> = files
         .par_iter()
-        .map(|f| {
+        .zip(path_words)
+        .map(|(f, words)| {
             let mut tf: Vec<f64> = hashes
                 .iter()
                 .map(|&h| f64::from(f.terms.count(h)))
                 .collect();
             let mut len = f.terms.words() as f64;
-            code_words(f.rel_fname, &mut |w| {
+            for &h in words.iter() {
                 len += path_weight;
-                let h = term_hash(w);
                 hashes
                     .iter()
                     .zip(&mut tf)
                     .filter(|(x, _)| **x == h)
                     .for_each(|(_, t)| *t += path_weight);
-            });
+            }
             (len, tf)
         })
         .collect();

@@ -1,10 +1,13 @@
 //! [`RankIndex`]: the tag index kept between rankings of the same files.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 
 use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
+use crate::relevance::path_word_hashes;
 use crate::{CountedTags, FileTags};
 
 /// The identifier index (behaviour.md §6.1) of a list of files, kept to rank the same files again
@@ -55,6 +58,9 @@ pub struct RankIndex {
     files: Vec<Identity>,
     /// The graph of the last ranking with this index.
     pub(crate) graph: Option<FileGraph>,
+    /// Each file's path words' hashes ([`path_word_hashes`]), made at the first ranking
+    /// that scores a message: a warm session splits each path once, not at every call.
+    path_words: OnceLock<Vec<Box<[u32]>>>,
 }
 
 impl std::fmt::Debug for RankIndex {
@@ -102,7 +108,18 @@ impl RankIndex {
                 })
                 .collect(),
             graph: None,
+            path_words: OnceLock::new(),
         }
+    }
+
+    /// Each file's path words' hashes, in file order.
+    pub(crate) fn path_words(&self) -> &[Box<[u32]>] {
+        self.path_words.get_or_init(|| {
+            self.files
+                .par_iter()
+                .map(|f| path_word_hashes(&f.rel_fname))
+                .collect()
+        })
     }
 
     /// Whether this is the index of `files`: the files it was built from, in the same order,
@@ -122,7 +139,7 @@ impl RankIndex {
 mod tests {
     use super::*;
     use crate::test_support::{def, refr};
-    use crate::{RankConfig, RankRequest, Ranking, rank, rank_with};
+    use crate::{RankConfig, RankRequest, Ranking, Relevance, rank, rank_with};
 
     /// 40 files, each defining a few of 60 names and referring to others (a fixed LCG),
     /// names shared by many files, some defined twice, one file listed twice.
@@ -134,7 +151,10 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (state >> 33) % n
         };
-        let names: Vec<String> = (0..40).map(|i| format!("m{:02}.py", i % 39)).collect();
+        let dirs = ["redirect", "session", "cookie_jar"];
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("{}/m{:02}.py", dirs[i % 3], i % 39))
+            .collect();
         let tags = names
             .iter()
             .map(|f| {
@@ -192,11 +212,18 @@ mod tests {
             &["name_3", "name_40", "own_a"],
             &["name_17"],
         ];
-        // The exact adjacency, and the factored one (every graph above the limit).
-        for exact_edge_limit in [usize::MAX, 0] {
+        // The exact adjacency, and the factored one (every graph above the limit); the
+        // SPEC's ranking, and the measured one with a message (BM25 over the paths' words,
+        // which the kept index splits once).
+        for (exact_edge_limit, relevance) in [
+            (usize::MAX, Relevance::SPEC),
+            (0, Relevance::SPEC),
+            (usize::MAX, Relevance::MEASURED),
+        ] {
             let mut index = index_of(&names, &tags);
             let mut config = RankConfig::default();
             config.params.exact_edge_limit = exact_edge_limit;
+            config.relevance = relevance;
             // Each ranking re-weights the last one's graph: chat files two at a time, so
             // that a file leaves the chat while another joins, and mentions in turn.
             for (step, chat) in (0..names.len()).chain([3, 3, 3]).enumerate() {
@@ -210,6 +237,7 @@ mod tests {
                 request.mentioned_idents =
                     mentions[step % mentions.len()].iter().copied().collect();
                 request.anchor_idents = vec!["name_40"];
+                request.query = vec!["redirect", "cookie", "name"];
                 same(
                     &rank_with(&request, &config, &mut index),
                     &rank(&request, &config),
