@@ -9,6 +9,7 @@
 //! stem it equals, ignoring case. `cargo xtask mentions` checks all three against Aider's
 //! own methods on real commit messages (`fixtures/mentions/`).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -63,7 +64,7 @@ impl Mentions {
         let chat: Vec<String> = chat_files.iter().map(|f| rel(f)).collect();
         let mut all: Vec<String> = other_files.iter().map(|f| rel(f)).collect();
         all.extend(chat.iter().cloned());
-        all.sort();
+        all.sort_unstable();
         all.dedup();
         Mentions::from_message(message, &all, &chat)
     }
@@ -86,14 +87,21 @@ pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) ->
     let chat: HashSet<&str> = chat_files.iter().map(String::as_str).collect();
     let existing: HashSet<&str> = chat_files.iter().map(|f| basename(f)).collect();
     let mut mentioned = BTreeSet::new();
+    // Only basenames among the message's words can be mentioned by basename: the others
+    // are not counted (a count of one is what matters).
     let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
     let addable = all_files.iter().filter(|f| !chat.contains(f.as_str()));
     for rel in addable {
-        if normalized.contains(&rel.replace('\\', "/")) {
+        let slashed = if rel.contains('\\') {
+            Cow::Owned(rel.replace('\\', "/"))
+        } else {
+            Cow::Borrowed(rel.as_str())
+        };
+        if normalized.contains(slashed.as_ref()) {
             mentioned.insert(rel.clone());
         }
         let name = basename(rel);
-        if name.contains(['/', '\\', '.', '_', '-']) {
+        if words.contains(name) && name.contains(['/', '\\', '.', '_', '-']) {
             by_basename.entry(name).or_default().push(rel);
         }
     }
