@@ -105,6 +105,8 @@ pub fn term_hash(word: &str) -> u32 {
 pub struct Terms {
     /// `hash << 32 | count`, ascending.
     packed: Box<[u64]>,
+    /// The sum of the counts, kept: a ranking with a message reads every file's.
+    words: u64,
 }
 
 impl Terms {
@@ -145,8 +147,9 @@ impl Terms {
         let packed = pairs
             .into_iter()
             .map(|(h, n)| u64::from(h) << 32 | u64::from(n))
-            .collect();
-        Terms { packed }
+            .collect::<Box<[u64]>>();
+        let words = packed.iter().map(|&p| u64::from(p as u32)).sum();
+        Terms { packed, words }
     }
 
     /// How many times words of hash `hash` occur.
@@ -166,7 +169,7 @@ impl Terms {
 
     /// The number of words counted (the document's length).
     pub fn words(&self) -> u64 {
-        self.packed.iter().map(|&p| u64::from(p as u32)).sum()
+        self.words
     }
 
     /// Whether no word was counted.
