@@ -444,12 +444,8 @@ mod tests {
         MapRequest::new(list_files(root, None)).with_chat_files(vec![root.join("app.py")])
     }
 
-    /// Issue 23: Aider's `auto` rule reuses the last map when it took over a second; a
-    /// changed file must still invalidate it, in a warm session and a plain one alike.
-    #[test]
-    fn a_changed_file_invalidates_the_cached_map() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
+    /// `shop.py` (class `Order`), `util.py` (`helper_fn`) and `app.py`, which uses both.
+    fn shop(root: &Path) {
         let write = |name: &str, text: &str| std::fs::write(root.join(name), text).unwrap();
         write(
             "shop.py",
@@ -460,6 +456,16 @@ mod tests {
             "app.py",
             "from shop import Order\nOrder().total()\nhelper_fn()\n",
         );
+    }
+
+    /// Issue 23: Aider's `auto` rule reuses the last map when it took over a second; a
+    /// changed file must still invalidate it, in a warm session and a plain one alike.
+    #[test]
+    fn a_changed_file_invalidates_the_cached_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |name: &str, text: &str| std::fs::write(root.join(name), text).unwrap();
+        shop(root);
         let settle =
             || std::thread::sleep(repo_mapper_tags::RACY_WINDOW + Duration::from_millis(50));
         settle();
@@ -508,15 +514,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let write = |name: &str, text: &str| std::fs::write(root.join(name), text).unwrap();
-        write(
-            "shop.py",
-            "class Order:\n    def total(self):\n        return 1\n",
-        );
-        write("util.py", "def helper_fn():\n    return 2\n");
-        write(
-            "app.py",
-            "from shop import Order\nOrder().total()\nhelper_fn()\n",
-        );
+        shop(root);
         let run = || {
             let mut config = Config::new(root);
             config.cache = CacheLocation::Dir(root.join(".cache"));
