@@ -68,6 +68,8 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
     } else if let Some(dir) = &cli.cache_dir {
         config.cache = CacheLocation::Dir(absolute(cwd, dir));
     }
+    // Only JSON prints the ranked list; text needs the map alone.
+    config.full_report = cli.format == Format::Json;
     // A walk lists the whole repository: stored tags of files no longer in it are pruned.
     config.prune_cache = cli.files_from.is_none();
     config

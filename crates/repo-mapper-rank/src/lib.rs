@@ -130,6 +130,12 @@ pub struct RankRequest<'a> {
     /// empty: no history (nor is a list of another length read). Read in fusion only
     /// ([`Relevance::co_change_weight`]).
     pub co_change: Vec<f64>,
+    /// List only the best this many definitions, in order, and stop there: a caller that
+    /// reads only the head of the list (a map's budget search) need not sort and list a
+    /// million definitions. Ignored (the whole list is made) when something is moved
+    /// ahead of the definitions (anchors, [`Relevance::important_first`]) or when there
+    /// are no more definitions than this; [`Ranking::complete`] says which.
+    pub list_limit: Option<usize>,
 }
 
 impl<'a> RankRequest<'a> {
@@ -367,8 +373,13 @@ pub struct PageRankRun {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Ranking<'a> {
-    /// The ranked list: anchors, stage 0, 1, 2, 3 (see [`Stage`]).
+    /// The ranked list: anchors, stage 0, 1, 2, 3 (see [`Stage`]); only its head when not
+    /// [`complete`](Ranking::complete).
     pub entries: Vec<RankedEntry<'a>>,
+    /// Whether `entries` is the whole list. False when [`RankRequest::list_limit`] cut it:
+    /// then it holds the best definitions (stage 1's head) only, as the whole list would
+    /// begin, and [`Ranking::definition_ranks`] those definitions only.
+    pub complete: bool,
     /// Graph nodes (files) in node order.
     pub nodes: Vec<&'a str>,
     /// PageRank of every graph node.
@@ -414,6 +425,8 @@ impl<'a> Ranking<'a> {
     /// Every (file, identifier) rank, sorted as Aider sorts them: rank descending, then
     /// file descending, then identifier descending. Chat files included (stage 1 skips
     /// them). Named on demand: a million of them on the Linux tree, which a map never reads.
+    /// Only the best [`RankRequest::list_limit`] when the ranking is not
+    /// [`complete`](Ranking::complete).
     pub fn definition_ranks(&self) -> impl ExactSizeIterator<Item = DefinitionRank<'a>> + '_ {
         let d = &self.definitions;
         d.ranks.iter().map(|r| DefinitionRank {

@@ -63,6 +63,7 @@ fn rank_prepared<'a>(
     let mut file_ranks: HashMap<&'a str, f64> = HashMap::with_capacity(nodes.len());
     let mut def_ranks = Vec::new();
     let mut list = RankedList::new(files.len());
+    let mut complete = true;
     if pagerank.outcome != PageRankOutcome::Failed {
         file_ranks.extend(nodes.iter().copied().zip(ranks.iter().copied()));
         let kept = prep.index.kept_orders(files);
@@ -72,18 +73,21 @@ fn rank_prepared<'a>(
         );
         def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
         reweigh_definitions(&mut def_ranks, request, &prep, relevance(config));
-        sort_like_aider(
-            &mut def_ranks,
-            &file_ord,
-            kept.map(|o| &o.idents[..]),
-            &prep.index,
-        );
+        // Nothing may come ahead of the definitions for the head to be the list's.
+        let head = request.list_limit.filter(|&k| {
+            k < def_ranks.len() && prep.forced.is_empty() && !relevance(config).important_first
+        });
+        let idents = kept.map(|o| &o.idents[..]);
+        sort_like_aider(&mut def_ranks, &file_ord, idents, &prep.index, head);
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
-        list.list_graph_files(&prep.graph, &nodes, &ranks, &file_ord);
-        list.list_other_files(&request.other_rel_fnames, &file_ranks);
-        if config.params.exclude_unranked {
-            list.exclude_unranked();
+        complete = head.is_none();
+        if complete {
+            list.list_graph_files(&prep.graph, &nodes, &ranks, &file_ord);
+            list.list_other_files(&request.other_rel_fnames, &file_ranks);
+            if config.params.exclude_unranked {
+                list.exclude_unranked();
+            }
         }
     }
     let others = &request.other_rel_fnames;
@@ -98,6 +102,7 @@ fn rank_prepared<'a>(
     };
     let ranking = Ranking {
         entries: list.entries,
+        complete,
         nodes,
         file_ranks,
         definitions: DefinitionRanks {
@@ -558,20 +563,23 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
 /// position in name order, identifiers by theirs when `ident_ord` has them (names are
 /// distinct, so the order is the same; the whole order then packs into two integers) or
 /// else by name. No two entries compare equal (one per (file, identifier)): any sort, in
-/// parallel too, gives the one order.
+/// parallel too, gives the one order, and so does selecting the best `head` (fewer than
+/// all) and sorting only those, which leaves `def_ranks` holding just them.
 fn sort_like_aider(
-    def_ranks: &mut [DefRank],
+    def_ranks: &mut Vec<DefRank>,
     file_ord: &[u32],
     ident_ord: Option<&[u32]>,
     index: &TagIndex<'_>,
+    head: Option<usize>,
 ) {
     let Some(ident_ord) = ident_ord else {
-        def_ranks.par_sort_unstable_by(|a, b| {
+        let order = |a: &DefRank, b: &DefRank| {
             b.rank
                 .total_cmp(&a.rank)
                 .then_with(|| file_ord[b.file as usize].cmp(&file_ord[a.file as usize]))
                 .then_with(|| index.names[b.ident as usize].cmp(index.names[a.ident as usize]))
-        });
+        };
+        sort_head(def_ranks, head, order);
         return;
     };
     let mut keyed: Vec<(u64, u64, u32)> = def_ranks
@@ -583,9 +591,25 @@ fn sort_like_aider(
             (total_order_key(d.rank), names, at as u32)
         })
         .collect();
-    keyed.par_sort_unstable_by(|a, b| b.cmp(a));
-    let sorted: Vec<DefRank> = keyed.iter().map(|k| def_ranks[k.2 as usize]).collect();
-    def_ranks.copy_from_slice(&sorted);
+    sort_head(&mut keyed, head, |a, b| b.cmp(a));
+    *def_ranks = keyed.iter().map(|k| def_ranks[k.2 as usize]).collect();
+}
+
+/// Sorts `items` by `order` (a total order), or when `head` is below their number keeps
+/// only the first `head` of that order, sorted.
+fn sort_head<T: Send>(
+    items: &mut Vec<T>,
+    head: Option<usize>,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering + Sync,
+) {
+    match head.filter(|&k| k < items.len()) {
+        Some(k) => {
+            items.select_nth_unstable_by(k, &order);
+            items.truncate(k);
+            items.sort_unstable_by(&order);
+        }
+        None => items.par_sort_unstable_by(order),
+    }
 }
 
 /// An integer that orders as `f64::total_cmp` orders `x`.

@@ -246,6 +246,60 @@ mod tests {
         }
     }
 
+    /// Issue 26: a list cut at `list_limit` is the head of the whole list, ranked afresh
+    /// or with a kept index (whose identifier order sorts by packed keys), chat files and
+    /// all; with an anchor, or a limit past the definitions, the whole list is made.
+    #[test]
+    fn a_limited_list_is_the_head_of_the_whole_one() {
+        let (names, tags) = corpus();
+        let files = files_of(&names, &tags);
+        let files: Vec<FileTags> = (files.iter().enumerate())
+            .map(|(i, f)| f.with_chat(i % 9 == 4))
+            .collect();
+        for relevance in [Relevance::SPEC, Relevance::MEASURED] {
+            assert_eq!(relevance.important_first, relevance == Relevance::SPEC);
+            let config = RankConfig {
+                relevance,
+                ..RankConfig::default()
+            };
+            let mut request = RankRequest::new(files.clone(), names.len());
+            request.query = vec!["redirect", "name"];
+            let whole = rank(&request, &config);
+            assert!(whole.complete);
+            let defs = whole.definition_ranks().len();
+            for limit in [1, 7, 50, defs - 1, defs, defs + 3] {
+                request.list_limit = Some(limit);
+                let mut index = index_of(&names, &tags);
+                for head in [
+                    rank(&request, &config),
+                    rank_with(&request, &config, &mut index),
+                ] {
+                    // The SPEC lists important files first: then the whole list is made.
+                    let whole_made = limit >= defs || relevance.important_first;
+                    assert_eq!(head.complete, whole_made, "limit {limit}");
+                    if head.complete {
+                        same(&head, &whole);
+                        continue;
+                    }
+                    assert!(
+                        head.definition_ranks()
+                            .eq(whole.definition_ranks().take(limit))
+                    );
+                    let listed = head.entries.len();
+                    assert!(listed <= limit && listed > 0, "{listed} of {limit}");
+                    assert_eq!(head.entries[..], whole.entries[..listed]);
+                }
+            }
+            request.list_limit = Some(5);
+            request.anchor_fnames = vec!["cookie_jar/m02.py"];
+            let anchored = rank(&request, &config);
+            assert!(anchored.complete);
+            request.list_limit = None;
+            same(&anchored, &rank(&request, &config));
+            request.anchor_fnames.clear();
+        }
+    }
+
     #[test]
     fn an_index_of_other_files_or_tags_is_not_used() {
         let (names, tags) = corpus();

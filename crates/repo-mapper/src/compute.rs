@@ -112,9 +112,20 @@ impl RepoMap {
         if let Some(history) = history {
             ranked.co_change = co_change(history, &ranked.files);
         }
-        let ranking = self.rank(&ranked, &scanned.tags);
+        ranked.list_limit = self.list_limit(budget);
+        let mut ranking = self.rank(&ranked, &scanned.tags);
         let fit_started = Instant::now();
-        let fitted = self.fit(&ranking, &rel_names.chat, budget);
+        let mut fitted = self.fit(&ranking, &rel_names.chat, budget);
+        if !ranking.complete
+            && fitted
+                .as_ref()
+                .is_none_or(|f| f.entries >= ranking.entries.len())
+        {
+            // The search reached the end of the head: it may fit more of the whole list.
+            ranked.list_limit = None;
+            ranking = self.rank(&ranked, &scanned.tags);
+            fitted = self.fit(&ranking, &rel_names.chat, budget);
+        }
         let reporting = Instant::now();
         let full = self.config.full_report;
         let entries = report_entries(&ranking, fitted.as_ref().map_or(0, |f| f.entries), full);
@@ -326,6 +337,16 @@ impl RepoMap {
             "{count} {files} larger than {} not parsed (--max-filesize raises the limit)",
             human_size(limit)
         );
+    }
+
+    /// How many definitions the ranking need list for a map of `budget` tokens: `None`
+    /// (all) unless the default profile's search reads only the list's head and no
+    /// report asks for the whole list. A map rarely holds more than one entry per token;
+    /// the search probes at most twice what fits, and `compute` ranks again in full when
+    /// it reaches the end of the head.
+    fn list_limit(&self, budget: usize) -> Option<usize> {
+        let head_only = self.config.dialect() == Dialect::Default && !self.config.full_report;
+        head_only.then(|| budget.saturating_mul(2).saturating_add(64))
     }
 
     /// behaviour.md §10.2: the largest prefix of the ranked list that fits the budget.

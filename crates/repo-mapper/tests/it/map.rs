@@ -331,6 +331,33 @@ fn without_a_full_report_only_the_maps_entries_are_listed() {
     assert!(short.report.file_ranks.is_empty());
 }
 
+/// Issue 26: without a full report the default profile ranks only the head of the list
+/// its budget can read (`RankRequest::list_limit`), and the map is the same; where the
+/// head is used up (definitions that share a line cost one line for all of them), the
+/// whole list is ranked again and the map still the same. Every budget, every language.
+#[test]
+fn a_map_from_the_lists_head_is_the_map_from_the_whole_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_line: String = (0..400).map(|i| format!("function f{i}(){{}} ")).collect();
+    std::fs::write(dir.path().join("packed.js"), one_line + "\n").unwrap();
+    std::fs::write(dir.path().join("use.js"), "f1(); f2(); f399();\n").unwrap();
+    for root in [languages(), sample(), dir.path().to_path_buf()] {
+        let request = MapRequest::new(list_files(&root, None));
+        for budget in [16, 64, 256, 1024, 4096] {
+            let mut c = config(&root);
+            c.map_tokens = budget;
+            let text = |c: Config| match RepoMap::new(c).map(&request) {
+                Ok(map) => map.text,
+                Err(no_map) => no_map.to_string(), // its report differs: the text says why
+            };
+            let full = text(c.clone());
+            c.full_report = false;
+            let head = text(c);
+            assert_eq!(head, full, "{} at {budget}", root.display());
+        }
+    }
+}
+
 #[test]
 fn anchors_belong_to_the_request() {
     let root = sample();
