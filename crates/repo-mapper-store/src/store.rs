@@ -412,17 +412,37 @@ pub fn store_dir_name() -> String {
 }
 
 /// Options for [`open_store`].
+///
+/// A process that finds the store held by another waits for it rather than parsing every
+/// file in memory: a warm holder lets go within about a second even on the Linux tree,
+/// and a holder that is filling the store (a first scan) leaves a warm store behind,
+/// while parsing alongside it would take both processes longer on the same cores.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct OpenOptions {
-    /// How long to wait for another process to release the store before falling back to
-    /// memory.
+    /// How long to wait for another process to release the store while its files do not
+    /// change, before falling back to memory.
     pub lock_wait: Duration,
+    /// How long to wait at most while they do change (the holder is writing).
+    pub busy_wait: Duration,
 }
 
 impl Default for OpenOptions {
     fn default() -> OpenOptions {
         OpenOptions {
-            lock_wait: Duration::from_millis(500),
+            lock_wait: Duration::from_secs(10),
+            busy_wait: Duration::from_secs(600),
+        }
+    }
+}
+
+impl OpenOptions {
+    /// Waits `lock_wait` for a holder whose files do not change, and `busy_wait` at most
+    /// for one that writes.
+    pub fn waiting(lock_wait: Duration, busy_wait: Duration) -> OpenOptions {
+        OpenOptions {
+            lock_wait,
+            busy_wait,
         }
     }
 }
@@ -450,7 +470,8 @@ impl std::fmt::Debug for OpenedStore {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum StoreFallback {
-    /// Another process held the store for longer than [`OpenOptions::lock_wait`].
+    /// Another process held the store, its files unchanged for [`OpenOptions::lock_wait`]
+    /// (or changing for longer than [`OpenOptions::busy_wait`]).
     Locked {
         /// The store directory.
         store: PathBuf,
@@ -539,7 +560,8 @@ impl std::error::Error for StoreFallback {}
 /// * creates the cache directory with a `.gitignore` of `*`, and removes store directories
 ///   of other versions; a cache location that exists but is not a directory is left alone
 ///   and memory is used;
-/// * when another process holds the store, retries for `opts.lock_wait`, then uses memory;
+/// * when another process holds the store, retries while its files changed within
+///   `opts.lock_wait` (for `opts.busy_wait` at most), then uses memory;
 /// * when the store is damaged (sled reports corruption, an unreadable configuration or
 ///   format, or a panic, or one of sled's files in it is a directory), deletes and
 ///   recreates it once; if that fails too, uses memory;
@@ -621,7 +643,7 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallb
     let name = store_dir_name();
     remove_other_versions(base, &name);
     let dir = base.join(&name);
-    let deadline = Instant::now() + opts.lock_wait;
+    let mut wait = LockWait::new(&dir, opts);
     let mut recreated = false;
     loop {
         let e = match SledStore::open(&dir) {
@@ -630,7 +652,7 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallb
         };
         let (failure, why) = classify_at(&e, &dir);
         match failure {
-            OpenFailure::Locked if Instant::now() < deadline => {
+            OpenFailure::Locked if wait.goes_on() => {
                 std::thread::sleep(Duration::from_millis(25));
             }
             OpenFailure::Locked => return Err(StoreFallback::Locked { store: dir }),
@@ -653,6 +675,64 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallb
             }
         }
     }
+}
+
+/// How long a locked store is waited for: `lock_wait` since its files last changed, and
+/// `busy_wait` at most in all.
+struct LockWait<'a> {
+    dir: &'a Path,
+    started: Instant,
+    changed: Instant,
+    seen: Option<u64>,
+    opts: &'a OpenOptions,
+}
+
+impl<'a> LockWait<'a> {
+    fn new(dir: &'a Path, opts: &'a OpenOptions) -> LockWait<'a> {
+        let now = Instant::now();
+        LockWait {
+            dir,
+            started: now,
+            changed: now,
+            seen: activity(dir),
+            opts,
+        }
+    }
+
+    /// Whether to try again: the store's files changed within `lock_wait` (or it began
+    /// that recently) and `busy_wait` has not run out.
+    fn goes_on(&mut self) -> bool {
+        let now = Instant::now();
+        let seen = activity(self.dir);
+        if seen != self.seen {
+            self.seen = seen;
+            self.changed = now;
+        }
+        now < self.changed + self.opts.lock_wait && now < self.started + self.opts.busy_wait
+    }
+}
+
+/// A digest of the sizes and modification times of the files in the store directory and
+/// its subdirectories one level down (sled's blobs): it changes when the holder writes.
+fn activity(dir: &Path) -> Option<u64> {
+    let mut digest = 0u64;
+    let mut dirs = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = dirs.pop() {
+        for entry in fs::read_dir(&d).ok()?.flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() && depth == 0 {
+                dirs.push((entry.path(), 1));
+                continue;
+            }
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+            let nanos = mtime.map_or(0, |t| t.as_nanos() as u64);
+            digest = digest.wrapping_add(meta.len().wrapping_mul(31).wrapping_add(nanos));
+        }
+    }
+    Some(digest)
 }
 
 /// Creates the cache directory and its `.gitignore`; refuses a path that is not a

@@ -14,9 +14,7 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, span};
 
 fn opts() -> OpenOptions {
-    OpenOptions {
-        lock_wait: Duration::from_millis(100),
-    }
+    OpenOptions::waiting(Duration::from_millis(100), Duration::from_secs(5))
 }
 
 fn cache_of(root: &Path) -> CacheLocation {

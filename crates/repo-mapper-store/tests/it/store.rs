@@ -59,9 +59,7 @@ fn names(tags: &[CountedTags]) -> Vec<Vec<String>> {
 }
 
 fn opts() -> OpenOptions {
-    OpenOptions {
-        lock_wait: Duration::from_millis(100),
-    }
+    OpenOptions::waiting(Duration::from_millis(100), Duration::from_secs(5))
 }
 
 const A: &str = "def alpha():\n    beta()\n";
@@ -286,6 +284,35 @@ fn second_opener_waits_then_uses_memory_and_still_gets_the_tags() {
         third.fallback.is_none(),
         "released when the first store is dropped"
     );
+}
+
+/// Issue 26: a holder that keeps writing (a first scan filling the store) is waited for
+/// past `lock_wait`, so the next process gets the filled store instead of parsing every
+/// file in memory alongside it.
+#[test]
+fn a_holder_that_writes_is_waited_for() {
+    let repo = Repo::new();
+    repo.write("a.py", A);
+    let first = open_store(&repo.cache(), &opts());
+    assert!(first.fallback.is_none());
+    let store_dir = repo.root().join(".repo-mapper").join(store_dir_name());
+    let writer = std::thread::spawn(move || {
+        // 600 ms of writes, every 30 ms: six times the 100 ms `lock_wait`.
+        for i in 0..20 {
+            std::fs::write(store_dir.join("progress"), vec![0; i + 1]).unwrap();
+            std::thread::sleep(Duration::from_millis(30));
+        }
+        drop(first);
+    });
+    let started = std::time::Instant::now();
+    let second = open_store(&repo.cache(), &opts());
+    writer.join().unwrap();
+    assert!(
+        second.fallback.is_none(),
+        "waited for the writer: {:?}",
+        second.fallback
+    );
+    assert!(started.elapsed() >= Duration::from_millis(500));
 }
 
 #[test]
