@@ -589,7 +589,8 @@ impl<'r, 'a> BitReader<'r, 'a> {
             if high > limit {
                 return None;
             }
-            self.held >>= ones;
+            // All 64 held bits may be ones: a shift by 64 leaves nothing.
+            self.held = self.held.checked_shr(ones).unwrap_or(0);
             self.count -= ones;
             if self.count > 0 {
                 break; // the zero that ends the run
@@ -698,6 +699,13 @@ mod tests {
             state ^= state << 5;
             state
         };
+        // A run of ones longer than the 64 bits read at a time: 50 hashes all in the
+        // top half, so the first gap's high part is 64 ones (once not decodable).
+        let top_half: Vec<(u32, u32)> = (0..50).map(|i| ((1 << 23) + i * 1000, 1)).collect();
+        let terms = Terms::from_sorted(top_half).unwrap();
+        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
+        let bytes = encode(&a_key(), &[], None, &terms);
+        assert_eq!(decode_counted(&bytes, &rel, &f).unwrap().terms, terms);
         for n in [1usize, 2, 3, 100, 5000] {
             let mut pairs: Vec<(u32, u32)> =
                 (0..n).map(|_| (next() & top, next() % 4 + 1)).collect();

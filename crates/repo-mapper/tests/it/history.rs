@@ -129,7 +129,8 @@ fn only_the_history_up_to_the_checked_out_commit_is_read() {
 
 /// Issue 26: a long-lived session knows that `HEAD` moved from the stamps of the files git
 /// resolves it from (`HEAD`, the branch's ref, `packed-refs`), not by running git for
-/// every map; a reset, refs packed and a worktree's own `HEAD` all show.
+/// every map; a reset, refs packed, a detached checkout and a worktree's own `HEAD` all
+/// show.
 #[test]
 fn a_session_sees_head_move_once_its_files_have_settled() {
     let dir = repo();
@@ -155,5 +156,9 @@ fn a_session_sees_head_move_once_its_files_have_settled() {
         let fresh = first_file(&mut session(root, true), root);
         assert_ne!(fresh, "d.py");
         assert_eq!(first_file(&mut warm, root), fresh, "{}", root.display());
+        // A checkout of the commit before the reset, detached: `HEAD` names it directly.
+        git(root, &["checkout", "-q", "--detach", "HEAD@{1}"]);
+        settle();
+        assert_eq!(first_file(&mut warm, root), "d.py", "{}", root.display());
     }
 }
