@@ -131,17 +131,24 @@ impl TreeContext {
         limits: &Limits,
         headers: Headers,
     ) -> (Self, Option<Scopes>) {
-        let tree = language.and_then(|lang| parse(lang, &code, limits));
         let lines = split_lines(&code, dialect);
+        Self::parsed_lines(code, lines, language, (dialect, limits, headers))
+    }
+
+    /// [`TreeContext::parsed`] of `code` split into `lines` already.
+    pub(crate) fn parsed_lines(
+        code: String,
+        lines: Vec<Range<usize>>,
+        language: Option<Language>,
+        (dialect, limits, headers): (Dialect, &Limits, Headers),
+    ) -> (Self, Option<Scopes>) {
+        let tree = language.and_then(|lang| parse(lang, &code, limits));
         let num_rows = lines.len() + 1;
         let scopes = tree
             .as_ref()
             .map(|t| RowScopes::of(t, num_rows, headers).into_scopes());
-        let context = match &scopes {
-            Some(scopes) => Self::assemble(code, lines, scopes, dialect),
-            None => Self::assemble(code, lines, &Scopes::empty(num_rows), dialect),
-        };
-        (context, scopes)
+        let kept = scopes.clone().unwrap_or_else(|| Scopes::empty(num_rows));
+        (Self::assemble(code, lines, kept, dialect), scopes)
     }
 
     /// Builds the context of `code` from its already parsed syntax `tree` (`None`: no
@@ -164,26 +171,23 @@ impl TreeContext {
             || Scopes::empty(num_rows),
             |t| RowScopes::of(t, num_rows, headers).into_scopes(),
         );
-        Self::assemble(text, lines, &scopes, dialect)
+        Self::assemble(text, lines, scopes, dialect)
     }
 
-    /// The context of `code` with `scopes` kept from an earlier parse of the same text
-    /// ([`Renderer`](crate::Renderer) keeps them in a [`ScopeCache`](crate::ScopeCache)), without parsing it: `None` when `scopes` has another
-    /// number of rows than `code` (they cannot be its scopes).
-    pub fn from_scopes(code: impl Into<String>, scopes: &Scopes, dialect: Dialect) -> Option<Self> {
-        let text = code.into();
-        let lines = split_lines(&text, dialect);
-        (scopes.rows() == lines.len() + 1).then(|| Self::assemble(text, lines, scopes, dialect))
-    }
-
-    fn assemble(text: String, lines: Vec<Range<usize>>, scopes: &Scopes, dialect: Dialect) -> Self {
+    /// The context of `text`, split into `lines`, with `scopes` of as many rows.
+    pub(crate) fn assemble(
+        text: String,
+        lines: Vec<Range<usize>>,
+        scopes: Scopes,
+        dialect: Dialect,
+    ) -> Self {
         let blank = lines.iter().map(|r| is_blank(&text[r.clone()])).collect();
         let (scope_tree, leaves) = max_segment_tree(&scopes.scope_end);
         TreeContext {
             text,
             lines,
             blank,
-            header_len: scopes.header_len.clone(),
+            header_len: scopes.header_len,
             scope_tree,
             leaves,
             dialect,

@@ -37,12 +37,10 @@ impl Scopes {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = vec![FORMAT];
         push_varint(&mut out, self.rows() as u64);
-        let starts: Vec<usize> = (0..self.rows())
-            .filter(|&row| self.scope_end[row] >= 0)
-            .collect();
-        push_varint(&mut out, starts.len() as u64);
+        let starts = || (0..self.rows()).filter(|&row| self.scope_end[row] >= 0);
+        push_varint(&mut out, starts().count() as u64);
         let mut prev = 0;
-        for row in starts {
+        for row in starts() {
             push_varint(&mut out, (row - prev) as u64);
             push_varint(&mut out, self.scope_end[row].abs_diff(row as i64));
             push_varint(&mut out, u64::from(self.header_len[row]));
@@ -51,19 +49,20 @@ impl Scopes {
         out
     }
 
-    /// The scopes `bytes` encode, or `None` when they are not [`Scopes::encode`]'s output
-    /// of this format: rows out of order or out of range, a scope ending before it starts
-    /// or past the last row, a header longer than [`HEADER_MAX`](crate::HEADER_MAX), or
-    /// bytes left over.
-    pub fn decode(bytes: &[u8]) -> Option<Scopes> {
+    /// The scopes `bytes` encode for a text of `rows` rows, or `None` when they are not
+    /// [`Scopes::encode`]'s output of this format for that many rows: another row count
+    /// (refused before anything is allocated), rows out of order or out of range, a scope
+    /// ending before it starts or past the last row, a header longer than
+    /// [`HEADER_MAX`](crate::HEADER_MAX), or bytes left over.
+    pub fn decode(bytes: &[u8], rows: usize) -> Option<Scopes> {
         let (&format, mut rest) = bytes.split_first()?;
         if format != FORMAT {
             return None;
         }
-        let rows = usize::try_from(take_varint(&mut rest)?).ok()?;
+        let encoded_rows = usize::try_from(take_varint(&mut rest)?).ok()?;
         let count = usize::try_from(take_varint(&mut rest)?).ok()?;
         // Every start takes at least three bytes: a count beyond that is damage.
-        if rows == 0 || count > rows || count > rest.len() / 3 {
+        if encoded_rows != rows || rows == 0 || count > rows || count > rest.len() / 3 {
             return None;
         }
         let mut scopes = Scopes::empty(rows);
@@ -171,7 +170,7 @@ mod tests {
     #[test]
     fn scopes_come_back_as_they_were_encoded() {
         let s = sample();
-        assert_eq!(Scopes::decode(&s.encode()), Some(s));
+        assert_eq!(Scopes::decode(&s.encode(), 6), Some(s));
     }
 
     #[test]
@@ -179,18 +178,27 @@ mod tests {
         let bytes = sample().encode();
         // Every strict prefix, and anything appended, is refused.
         for cut in 0..bytes.len() {
-            assert_eq!(Scopes::decode(&bytes[..cut]), None, "prefix of {cut} bytes");
+            assert_eq!(
+                Scopes::decode(&bytes[..cut], 6),
+                None,
+                "prefix of {cut} bytes"
+            );
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(Scopes::decode(&longer), None);
-        // Another format, a scope past the last row, a header past HEADER_MAX.
+        assert_eq!(Scopes::decode(&longer, 6), None);
+        // Another row count, another format, a scope past the last row, a header past
+        // HEADER_MAX, two starts on one row.
+        assert_eq!(Scopes::decode(&bytes, 7), None);
         let mut other = bytes.clone();
         other[0] = FORMAT + 1;
-        assert_eq!(Scopes::decode(&other), None);
-        assert_eq!(Scopes::decode(&[FORMAT, 2, 1, 0, 5, 1]), None);
-        assert_eq!(Scopes::decode(&[FORMAT, 2, 1, 0, 0, 11]), None);
-        assert_eq!(Scopes::decode(&[FORMAT, 3, 2, 0, 0, 1, 0, 0, 1]), None);
+        assert_eq!(Scopes::decode(&other, 6), None);
+        assert_eq!(Scopes::decode(&[FORMAT, 2, 1, 0, 5, 1], 2), None);
+        assert_eq!(Scopes::decode(&[FORMAT, 2, 1, 0, 0, 11], 2), None);
+        assert_eq!(Scopes::decode(&[FORMAT, 3, 2, 0, 0, 1, 0, 0, 1], 3), None);
+        // A row count far past what the bytes could describe allocates nothing.
+        let huge = [FORMAT, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0];
+        assert_eq!(Scopes::decode(&huge, 6), None);
     }
 
     #[test]
@@ -205,8 +213,9 @@ mod tests {
                     state as u8
                 })
                 .collect();
-            if let Some(s) = Scopes::decode(&bytes) {
-                assert_eq!(Scopes::decode(&s.encode()), Some(s));
+            let rows = bytes.get(1).map_or(1, |&b| usize::from(b & 0x7f));
+            if let Some(s) = Scopes::decode(&bytes, rows) {
+                assert_eq!(Scopes::decode(&s.encode(), rows), Some(s));
             }
         }
     }

@@ -406,19 +406,22 @@ impl Renderer {
     /// The context of `code`: from the scope cache when it holds this text's scopes, else
     /// parsed (and its scopes kept in the cache).
     fn context_of(&mut self, code: String, language: Option<Language>) -> TreeContext {
+        let lines = split_lines(&code, self.dialect);
+        let rows = lines.len() + 1;
         let cached = self.scope_cache.clone().zip(language).map(|(cache, lang)| {
             let key = ScopeKey::new(&code, lang, self.dialect, self.headers);
             (cache, key)
         });
         if let Some((cache, key)) = &cached
-            && let Some(scopes) = cache.get(key).and_then(|bytes| Scopes::decode(&bytes))
-            && let Some(context) = TreeContext::from_scopes(code.as_str(), &scopes, self.dialect)
+            && let Some(scopes) = cache
+                .get(key)
+                .and_then(|bytes| Scopes::decode(&bytes, rows))
         {
-            return context;
+            return TreeContext::assemble(code, lines, scopes, self.dialect);
         }
         self.parses += 1;
-        let (context, scopes) =
-            TreeContext::parsed(code, language, self.dialect, &self.limits, self.headers);
+        let how = (self.dialect, &self.limits, self.headers);
+        let (context, scopes) = TreeContext::parsed_lines(code, lines, language, how);
         if let (Some((cache, key)), Some(scopes)) = (cached, scopes) {
             cache.put(&key, &scopes.encode());
         }

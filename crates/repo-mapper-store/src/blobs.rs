@@ -15,6 +15,9 @@ const CHECKSUM: usize = 8;
 const SHARDS: usize = 16;
 /// A temporary file this old was left by a writer that died; pruning removes it.
 const STALE_TEMP: Duration = Duration::from_secs(600);
+/// A hit renews a blob's modification time only when it is older than this, so warm runs
+/// that read the same blobs again write nothing.
+const RENEW_AFTER: Duration = Duration::from_secs(600);
 
 /// Blobs on disk, each in a file named by its 32-byte key (a content hash the caller
 /// computes) under one of 16 shard directories.
@@ -61,7 +64,8 @@ impl BlobDir {
     pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
         let path = self.path_of(key);
         let mut file = File::open(&path).ok()?;
-        let len = file.metadata().ok()?.len();
+        let meta = file.metadata().ok()?;
+        let len = meta.len();
         if !(CHECKSUM as u64..=MAX_BLOB).contains(&len) {
             return None;
         }
@@ -72,8 +76,15 @@ impl BlobDir {
             let _ = fs::remove_file(&path);
             return None;
         };
-        // Renewed for the least-recently-used bound; a read-only directory still serves.
-        let _ = file.set_modified(SystemTime::now());
+        // Renewed for the least-recently-used bound, through a handle that may write
+        // times; a read-only directory still serves.
+        let now = SystemTime::now();
+        let stale = meta.modified().map_or(true, |t| {
+            now.duration_since(t).is_ok_and(|age| age > RENEW_AFTER)
+        });
+        if stale && let Ok(writable) = File::options().write(true).open(&path) {
+            let _ = writable.set_modified(now);
+        }
         let payload = payload.len();
         bytes.truncate(payload);
         Some(bytes)
@@ -97,39 +108,40 @@ impl BlobDir {
 
     /// The file of `key`: `{dir}/{first hex digit}/{all 64 hex digits}`.
     fn path_of(&self, key: &[u8; 32]) -> PathBuf {
-        let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        self.dir.join(&hex[..1]).join(hex)
+        let hex = blake3::Hash::from_bytes(*key).to_hex();
+        self.dir.join(&hex[..1]).join(hex.as_str())
     }
 
     /// Removes `shard`'s least recently used blobs beyond the bound, and temporary files
     /// left by writers that died.
+    /// Names are counted first: only temporary files, and the blobs of a shard over its
+    /// bound, are `stat`ed.
     fn prune(&self, shard: &Path) {
         let Ok(entries) = fs::read_dir(shard) else {
             return;
         };
+        let (temps, blobs): (Vec<PathBuf>, Vec<PathBuf>) =
+            entries.flatten().map(|entry| entry.path()).partition(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            });
+        let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
         let now = SystemTime::now();
-        let mut blobs = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
-                continue;
-            };
-            if entry.file_name().to_string_lossy().starts_with('.') {
-                if now
-                    .duration_since(modified)
-                    .is_ok_and(|age| age > STALE_TEMP)
-                {
-                    let _ = fs::remove_file(entry.path());
-                }
-                continue;
+        for temp in temps {
+            let age = modified(&temp).and_then(|t| now.duration_since(t).ok());
+            if age.is_some_and(|age| age > STALE_TEMP) {
+                let _ = fs::remove_file(temp);
             }
-            blobs.push((modified, entry.path()));
         }
-        if blobs.len() > self.per_shard {
-            blobs.sort();
-            let excess = blobs.len() - self.per_shard;
-            for (_, path) in blobs.into_iter().take(excess) {
-                let _ = fs::remove_file(path);
-            }
+        if blobs.len() <= self.per_shard {
+            return;
+        }
+        let mut aged: Vec<(Option<SystemTime>, PathBuf)> =
+            blobs.into_iter().map(|p| (modified(&p), p)).collect();
+        aged.sort();
+        let excess = aged.len() - self.per_shard;
+        for (_, path) in aged.into_iter().take(excess) {
+            let _ = fs::remove_file(path);
         }
     }
 }

@@ -712,27 +712,28 @@ impl<'a> LockWait<'a> {
     }
 }
 
-/// A digest of the sizes and modification times of the files in the store directory and
-/// its subdirectories one level down (sled's blobs): it changes when the holder writes.
+/// A digest of the sizes and modification times of the store directory, sled's `db` and
+/// `conf`, and its `blobs` directory (which a new or removed blob changes): it changes
+/// when the holder writes. A handful of `stat`s, whatever the store holds.
 fn activity(dir: &Path) -> Option<u64> {
     let mut digest = 0u64;
-    let mut dirs = vec![(dir.to_path_buf(), 0)];
-    while let Some((d, depth)) = dirs.pop() {
-        for entry in fs::read_dir(&d).ok()?.flatten() {
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() && depth == 0 {
-                dirs.push((entry.path(), 1));
-                continue;
-            }
-            let mtime = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-            let nanos = mtime.map_or(0, |t| t.as_nanos() as u64);
-            digest = digest.wrapping_add(meta.len().wrapping_mul(31).wrapping_add(nanos));
-        }
+    for path in [
+        dir.to_path_buf(),
+        dir.join("db"),
+        dir.join("conf"),
+        dir.join("blobs"),
+    ] {
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        let since = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        let nanos = since.map_or(0, |t| t.as_nanos() as u64);
+        digest = digest.wrapping_mul(31).wrapping_add(meta.len() ^ nanos);
     }
-    Some(digest)
+    fs::metadata(dir).ok().map(|_| digest)
 }
 
 /// Creates the cache directory and its `.gitignore`; refuses a path that is not a

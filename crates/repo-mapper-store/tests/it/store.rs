@@ -295,11 +295,12 @@ fn a_holder_that_writes_is_waited_for() {
     repo.write("a.py", A);
     let first = open_store(&repo.cache(), &opts());
     assert!(first.fallback.is_none());
-    let store_dir = repo.root().join(".repo-mapper").join(store_dir_name());
     let writer = std::thread::spawn(move || {
         // 600 ms of writes, every 30 ms: six times the 100 ms `lock_wait`.
-        for i in 0..20 {
-            std::fs::write(store_dir.join("progress"), vec![0; i + 1]).unwrap();
+        for i in 0..20u8 {
+            let entry = (vec![b'k', i], vec![i; 4096]);
+            first.store.put_batch(vec![entry]).unwrap();
+            first.store.flush().unwrap();
             std::thread::sleep(Duration::from_millis(30));
         }
         drop(first);
