@@ -378,7 +378,8 @@ pub struct Ranking<'a> {
     pub entries: Vec<RankedEntry<'a>>,
     /// Whether `entries` is the whole list. False when [`RankRequest::list_limit`] cut it:
     /// then it holds the best definitions (stage 1's head) only, as the whole list would
-    /// begin, and [`Ranking::definition_ranks`] those definitions only.
+    /// begin, and [`Ranking::definition_ranks`] those definitions only (chat files' left
+    /// out).
     pub complete: bool,
     /// Graph nodes (files) in node order.
     pub nodes: Vec<&'a str>,

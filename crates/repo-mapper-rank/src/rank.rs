@@ -73,10 +73,17 @@ fn rank_prepared<'a>(
         );
         def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
         reweigh_definitions(&mut def_ranks, request, &prep, relevance(config));
-        // Nothing may come ahead of the definitions for the head to be the list's.
+        // Nothing may come ahead of the definitions for the head to be the list's; the
+        // head counts only definitions stage 1 lists (chat files' are left out).
+        let listed = |d: &DefRank| !prep.chat[d.file as usize];
         let head = request.list_limit.filter(|&k| {
-            k < def_ranks.len() && prep.forced.is_empty() && !relevance(config).important_first
+            prep.forced.is_empty()
+                && !relevance(config).important_first
+                && k < def_ranks.iter().filter(|d| listed(d)).count()
         });
+        if head.is_some() {
+            def_ranks.retain(listed);
+        }
         let idents = kept.map(|o| &o.idents[..]);
         sort_like_aider(&mut def_ranks, &file_ord, idents, &prep.index, head);
         // §7.5 steps 2–6.

@@ -115,16 +115,14 @@ impl RepoMap {
         ranked.list_limit = self.list_limit(budget);
         let mut ranking = self.rank(&ranked, &scanned.tags);
         let fit_started = Instant::now();
-        let mut fitted = self.fit(&ranking, &rel_names.chat, budget);
-        if !ranking.complete
-            && fitted
-                .as_ref()
-                .is_none_or(|f| f.entries >= ranking.entries.len())
-        {
-            // The search reached the end of the head: it may fit more of the whole list.
+        let (mut fitted, reached) = self.fit(&ranking, &rel_names.chat, budget);
+        if !ranking.complete && reached >= ranking.entries.len() {
+            // The search looked at the head's last entry, where the whole list goes on:
+            // its probes, and so its answer, could differ. Rank it all (the second
+            // ranking's time counts as the fit's).
             ranked.list_limit = None;
             ranking = self.rank(&ranked, &scanned.tags);
-            fitted = self.fit(&ranking, &rel_names.chat, budget);
+            fitted = self.fit(&ranking, &rel_names.chat, budget).0;
         }
         let reporting = Instant::now();
         let full = self.config.full_report;
@@ -343,19 +341,20 @@ impl RepoMap {
     /// (all) unless the default profile's search reads only the list's head and no
     /// report asks for the whole list. A map rarely holds more than one entry per token;
     /// the search probes at most twice what fits, and `compute` ranks again in full when
-    /// it reaches the end of the head.
+    /// it looks at the head's last entry.
     fn list_limit(&self, budget: usize) -> Option<usize> {
         let head_only = self.config.dialect() == Dialect::Default && !self.config.full_report;
         head_only.then(|| budget.saturating_mul(2).saturating_add(64))
     }
 
-    /// behaviour.md §10.2: the largest prefix of the ranked list that fits the budget.
+    /// behaviour.md §10.2: the largest prefix of the ranked list that fits the budget, and
+    /// how far into the list the search looked.
     fn fit(
         &mut self,
         ranking: &Ranking<'_>,
         chat_rel: &HashSet<String>,
         budget: usize,
-    ) -> Option<Fitted> {
+    ) -> (Option<Fitted>, usize) {
         let entries = &ranking.entries;
         // Converted as far as the search reaches (a million entries on the Linux tree).
         let mut items: Vec<MapItem<'_>> = Vec::new();
@@ -372,10 +371,11 @@ impl RepoMap {
             renderer.to_tree(&items[..n], chat_rel)
         };
         let n = entries.len();
-        match self.config.dialect() {
+        let fitted = match self.config.dialect() {
             Dialect::Aider => aider_search(n, budget, render, |t| tokenizer.aider_estimate(t)),
             Dialect::Default => strict_search(n, budget, render, |t| tokenizer.count(t)),
-        }
+        };
+        (fitted, items.len())
     }
 
     /// The map behind the configured prefix (`{other}` → `"other "` when there are chat

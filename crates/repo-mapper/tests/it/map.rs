@@ -342,11 +342,24 @@ fn a_map_from_the_lists_head_is_the_map_from_the_whole_list() {
     std::fs::write(dir.path().join("packed.js"), one_line + "\n").unwrap();
     std::fs::write(dir.path().join("use.js"), "f1(); f2(); f399();\n").unwrap();
     for root in [languages(), sample(), dir.path().to_path_buf()] {
-        let request = MapRequest::new(list_files(&root, None));
-        for budget in [16, 64, 256, 1024, 4096] {
+        let files = list_files(&root, None);
+        // Without chat files, and with the one whose definitions rank first in the chat
+        // (stage 1 leaves them out, so the head must too).
+        let first = RepoMap::new(config(&root))
+            .map(&MapRequest::new(files.clone()))
+            .ok()
+            .and_then(|m| m.report.entries.first().map(|e| root.join(&e.file)));
+        let requests = [
+            MapRequest::new(files.clone()),
+            MapRequest::new(files.clone()).with_chat_files(first.into_iter().collect()),
+        ];
+        for (request, budget) in requests
+            .iter()
+            .flat_map(|r| [16, 64, 256, 1024, 4096].map(|b| (r, b)))
+        {
             let mut c = config(&root);
             c.map_tokens = budget;
-            let text = |c: Config| match RepoMap::new(c).map(&request) {
+            let text = |c: Config| match RepoMap::new(c).map(request) {
                 Ok(map) => map.text,
                 Err(no_map) => no_map.to_string(), // its report differs: the text says why
             };
