@@ -136,18 +136,27 @@ impl HeadWitness {
         let (git_dir, common_dir) = git_dirs(root)?;
         let head_file = git_dir.join("HEAD");
         let mut paths = vec![head_file.clone(), common_dir.join("packed-refs")];
-        let head_text = std::fs::read_to_string(&head_file);
-        if let Ok(text) = &head_text
-            && let Some(name) = text.trim().strip_prefix("ref: ")
-        {
-            paths.push(common_dir.join(name));
+        let mut known = true;
+        match std::fs::read_to_string(&head_file) {
+            Ok(text) => {
+                if let Some(name) = text.trim().strip_prefix("ref: ") {
+                    let branch = common_dir.join(name);
+                    // A loose ref must name a commit: one that names another ref is
+                    // followed by git but not by this witness.
+                    known =
+                        std::fs::read_to_string(&branch).map_or(true, |t| !t.starts_with("ref:"));
+                    paths.push(branch);
+                }
+            }
+            Err(_) => known = false,
         }
+        // Refs in a reftable (`HEAD` then names `refs/heads/.invalid`) are not files.
+        known &= !common_dir.join("reftable").exists();
         let now = SystemTime::now();
         let files: Vec<(PathBuf, Option<FileStamp>)> =
             paths.into_iter().map(|p| (p.clone(), stamp(&p))).collect();
-        // A layout this reading does not know (no HEAD where it looked) is never trusted.
-        let racy =
-            head_text.is_err() || files.iter().any(|(_, s)| s.is_some_and(|s| s.racy_at(now)));
+        // A layout this reading does not know is never trusted: git is asked each time.
+        let racy = !known || files.iter().any(|(_, s)| s.is_some_and(|s| s.racy_at(now)));
         let out = git(root, &["rev-parse", "--verify", "--quiet", "HEAD"])?;
         let commit = out.trim();
         (!commit.is_empty()).then(|| HeadWitness {
@@ -193,7 +202,12 @@ fn stamp(path: &Path) -> Option<FileStamp> {
 
 /// `git -C root ARGS`'s output, `None` if git is missing or fails.
 fn git(root: &Path, args: &[&str]) -> Option<String> {
+    // The repository is the one `root` lies in, as `git_dirs` finds it, whatever
+    // repository the caller's environment points git at.
     let out = Command::new("git")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_COMMON_DIR")
+        .env_remove("GIT_WORK_TREE")
         .arg("-C")
         .arg(root)
         .args(["-c", "core.quotepath=off"])

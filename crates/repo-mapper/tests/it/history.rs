@@ -31,9 +31,14 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// `app.py` uses `fd` least of four helpers; `d.py` changed with it in every commit.
 fn repo() -> tempfile::TempDir {
+    repo_with(&["init", "-q"])
+}
+
+/// [`repo`], the repository made by `git init_args`.
+fn repo_with(init_args: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    git(root, &["init", "-q"]);
+    git(root, init_args);
     for name in ["a", "b", "c", "d"] {
         let text = format!("def f{name}():\n    return 1\n");
         std::fs::write(root.join(format!("{name}.py")), text).unwrap();
@@ -125,6 +130,25 @@ fn only_the_history_up_to_the_checked_out_commit_is_read() {
     // The later commit, which changed `c.py`, is not read.
     assert_eq!(older.co_change(&["a.py"], &["b.py", "c.py"]), [0.5, 0.0]);
     assert_eq!(History::read_git(&root.join("no-such-dir")), None);
+}
+
+/// A repository whose refs live in a reftable (`HEAD` names `refs/heads/.invalid`, no
+/// ref is a file): a long-lived session still sees a reset once everything settled.
+#[test]
+fn a_session_sees_head_move_in_a_reftable_repository() {
+    let dir = repo_with(&["init", "-q", "--ref-format=reftable"]);
+    let root = dir.path();
+    let mut config = session(root, true).config().clone();
+    config.refresh = Refresh::Files;
+    let mut warm = RepoMap::new(config);
+    assert_eq!(first_file(&mut warm, root), "d.py");
+    std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+    assert_eq!(first_file(&mut warm, root), "d.py");
+    git(root, &["reset", "-q", "--soft", "HEAD~3"]);
+    std::thread::sleep(repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50));
+    let fresh = first_file(&mut session(root, true), root);
+    assert_ne!(fresh, "d.py");
+    assert_eq!(first_file(&mut warm, root), fresh);
 }
 
 /// Issue 26: a long-lived session knows that `HEAD` moved from the stamps of the files git
