@@ -122,13 +122,14 @@ fn clap_failure(err: &clap::Error) -> ExitCode {
 }
 
 /// Maps, prints, and says why there is no map.
-fn run(settings: Settings) -> Result<(), Failure> {
+fn run(mut settings: Settings) -> Result<(), Failure> {
     let started = Instant::now();
     let mut map = RepoMap::new(settings.config.clone());
     let bar = ProgressBar::new(settings.progress);
     let bar_ref = bar.clone();
     map.set_progress(move |p| bar_ref.update(p));
-    let answer = map.answer(&settings.request, settings.message.as_deref(), false);
+    let request = std::mem::take(&mut settings.request);
+    let answer = map.answer(request, settings.message.as_deref(), false);
     bar.finish();
     // Nothing is printed when no computation ran (budget 0, no files).
     let written = match (&answer.result, answer.report()) {

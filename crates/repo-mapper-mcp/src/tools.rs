@@ -145,13 +145,17 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
     let map = &mut live.map;
     let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
     map.set_budget(budget, p.max_context_window);
-    let answer = map.answer(&request, p.message.as_deref(), true);
+    let answer = map.answer(request, p.message.as_deref(), true);
     let mut report = answer.to_json(map.config());
-    let text = report.remove("map");
-    let error = report.remove("error");
+    let text = report.remove("map").filter(Value::is_string);
+    let error = report.remove("error").unwrap_or(Value::Null);
     report.insert("token_limit".into(), json!(budget));
-    let text = text.as_ref().and_then(Value::as_str).unwrap_or_default();
-    Ok(json!({"map": text, "report": report, "error": error}))
+    // Moved into the envelope, not copied again.
+    let mut envelope = serde_json::Map::new();
+    envelope.insert("map".into(), text.unwrap_or_else(|| json!("")));
+    envelope.insert("report".into(), Value::Object(report));
+    envelope.insert("error".into(), error);
+    Ok(Value::Object(envelope))
 }
 
 /// The map request of `p`: paths resolved against `root`, which they must lie in.

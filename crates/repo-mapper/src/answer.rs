@@ -43,7 +43,7 @@ impl RepoMap {
     /// config.cache = CacheLocation::Memory;
     /// let mut session = RepoMap::new(config);
     /// let request = MapRequest::new(repo_mapper::list_files(&root, None));
-    /// let answer = session.answer(&request, Some("Fix shop.py"), true);
+    /// let answer = session.answer(request, Some("Fix shop.py"), true);
     /// assert!(answer.mentions.as_ref().unwrap().files.contains("shop.py"));
     /// let json = answer.to_json(session.config());
     /// assert!(json["map"].as_str().unwrap().contains("class Order"));
@@ -51,12 +51,7 @@ impl RepoMap {
     /// # std::fs::remove_dir_all(&root)?;
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn answer(
-        &mut self,
-        request: &MapRequest,
-        message: Option<&str>,
-        fallback: bool,
-    ) -> Answer {
+    pub fn answer(&mut self, request: MapRequest, message: Option<&str>, fallback: bool) -> Answer {
         let root = &self.config.root;
         let chat = request
             .chat_files
@@ -65,9 +60,9 @@ impl RepoMap {
             .collect();
         let Some(message) = message else {
             let result = if fallback {
-                self.map_with_fallback(request)
+                self.map_with_fallback(&request)
             } else {
-                self.map(request)
+                self.map(&request)
             };
             return Answer {
                 result,
@@ -75,8 +70,8 @@ impl RepoMap {
                 chat,
             };
         };
-        let mentions = self.mentions(request, message);
-        let mut request = request.clone().with_message(message.to_owned());
+        let mentions = self.mentions(&request, message);
+        let mut request = request.with_message(message.to_owned());
         request
             .mentioned_files
             .extend(mentions.files.iter().cloned());

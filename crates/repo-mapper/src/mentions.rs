@@ -106,7 +106,7 @@ pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) ->
         }
     }
     for (name, rels) in by_basename {
-        if !existing.contains(name) && rels.len() == 1 && words.contains(name) {
+        if !existing.contains(name) && rels.len() == 1 {
             mentioned.insert(rels[0].to_owned());
         }
     }
