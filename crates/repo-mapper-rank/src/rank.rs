@@ -13,13 +13,11 @@ use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
-use crate::relevance::{
-    Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores, path_word_hashes,
-};
+use crate::relevance::{Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
-    RankIndex, RankRequest, RankTimings, Ranking,
+    RankIndex, RankRequest, RankTimings, Ranking, Terms,
 };
 
 /// Ranks the request's files and definitions (behaviour.md §6–§8). See the crate docs.
@@ -205,13 +203,13 @@ fn prepare<'r, 'a>(
     let lexical = if !relevance.lexical() || request.query.is_empty() {
         Vec::new()
     } else if relevance.full_text {
-        let fresh: Vec<Box<[u32]>>;
+        let fresh: Vec<Terms>;
         let path_words = match kept {
             Some(kept) => kept.path_words(),
             None => {
                 fresh = files
                     .par_iter()
-                    .map(|f| path_word_hashes(f.rel_fname))
+                    .map(|f| Terms::of_text(f.rel_fname))
                     .collect();
                 &fresh
             }

@@ -14,7 +14,7 @@ use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
-use repo_mapper_tags::{code_words, term_hash, word_parts};
+use repo_mapper_tags::{Terms, code_words, term_hash, word_parts};
 
 use crate::FileTags;
 use crate::fxhash::FxHasher;
@@ -220,20 +220,13 @@ pub(crate) fn lexical_scores(
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
-/// The hashes of the words of `rel_fname` ([`code_words`], [`term_hash`]), in order and
-/// with repeats: what [`full_text_scores`] reads of a file's path.
-pub(crate) fn path_word_hashes(rel_fname: &str) -> Box<[u32]> {
-    let mut hashes = Vec::new();
-    code_words(rel_fname, &mut |w| hashes.push(term_hash(w)));
-    hashes.into()
-}
-
 /// Per file, Okapi BM25 of its text's code words ([`FileTags::terms`]) and its path's
-/// (`path_words`, each path word counting `path_weight` words) against `terms`, relative
-/// to the best file (0–1; all 0 when nothing matches).
+/// (`path_words`, each file's path counted as [`Terms::of_text`] counts a text; each path
+/// word counting `path_weight` words) against `terms`, relative to the best file (0–1;
+/// all 0 when nothing matches).
 pub(crate) fn full_text_scores(
     files: &[FileTags<'_>],
-    path_words: &[Box<[u32]>],
+    path_words: &[Terms],
     terms: &[&str],
     path_weight: f64,
 ) -> Vec<f64> {
@@ -244,19 +237,11 @@ pub(crate) fn full_text_scores(
         .par_iter()
         .zip(path_words)
         .map(|(f, words)| {
-            let mut tf: Vec<f64> = hashes
+            let tf: Vec<f64> = hashes
                 .iter()
-                .map(|&h| f64::from(f.terms.count(h)))
+                .map(|&h| f64::from(f.terms.count(h)) + path_weight * f64::from(words.count(h)))
                 .collect();
-            let mut len = f.terms.words() as f64;
-            for &h in words.iter() {
-                len += path_weight;
-                hashes
-                    .iter()
-                    .zip(&mut tf)
-                    .filter(|(x, _)| **x == h)
-                    .for_each(|(_, t)| *t += path_weight);
-            }
+            let len = f.terms.words() as f64 + path_weight * words.words() as f64;
             (len, tf)
         })
         .collect();

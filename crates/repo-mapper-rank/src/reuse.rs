@@ -7,8 +7,7 @@ use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
-use crate::relevance::path_word_hashes;
-use crate::{CountedTags, FileTags};
+use crate::{CountedTags, FileTags, Terms};
 
 /// The identifier index (behaviour.md §6.1) of a list of files, kept to rank the same files again
 /// with other chat files, mentions or anchors ([`rank_with`](crate::rank_with)), and the
@@ -58,9 +57,10 @@ pub struct RankIndex {
     files: Vec<Identity>,
     /// The graph of the last ranking with this index.
     pub(crate) graph: Option<FileGraph>,
-    /// Each file's path words' hashes ([`path_word_hashes`]), made at the first ranking
-    /// that scores a message: a warm session splits each path once, not at every call.
-    path_words: OnceLock<Vec<Box<[u32]>>>,
+    /// Each file's path words, counted ([`Terms::of_text`] of the path), made at the
+    /// first ranking that scores a message: a warm session splits each path once, not at
+    /// every call.
+    path_words: OnceLock<Vec<Terms>>,
 }
 
 impl std::fmt::Debug for RankIndex {
@@ -112,12 +112,12 @@ impl RankIndex {
         }
     }
 
-    /// Each file's path words' hashes, in file order.
-    pub(crate) fn path_words(&self) -> &[Box<[u32]>] {
+    /// Each file's path words, counted, in file order.
+    pub(crate) fn path_words(&self) -> &[Terms] {
         self.path_words.get_or_init(|| {
             self.files
                 .par_iter()
-                .map(|f| path_word_hashes(&f.rel_fname))
+                .map(|f| Terms::of_text(&f.rel_fname))
                 .collect()
         })
     }
