@@ -2,7 +2,7 @@
 //! from the parse so that it can be stored and a later run can render the file without
 //! parsing it again.
 
-use repo_mapper_tags::{Dialect, Language, grammar};
+use repo_mapper_tags::{Dialect, Language, grammar, leb128};
 
 use crate::context::Headers;
 
@@ -36,14 +36,14 @@ impl Scopes {
     /// length, as LEB128 numbers.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = vec![FORMAT];
-        push_varint(&mut out, self.rows() as u64);
+        leb128::push(&mut out, self.rows() as u64);
         let starts = || (0..self.rows()).filter(|&row| self.scope_end[row] >= 0);
-        push_varint(&mut out, starts().count() as u64);
+        leb128::push(&mut out, starts().count() as u64);
         let mut prev = 0;
         for row in starts() {
-            push_varint(&mut out, (row - prev) as u64);
-            push_varint(&mut out, self.scope_end[row].abs_diff(row as i64));
-            push_varint(&mut out, u64::from(self.header_len[row]));
+            leb128::push(&mut out, (row - prev) as u64);
+            leb128::push(&mut out, self.scope_end[row].abs_diff(row as i64));
+            leb128::push(&mut out, u64::from(self.header_len[row]));
             prev = row;
         }
         out
@@ -59,8 +59,8 @@ impl Scopes {
         if format != FORMAT {
             return None;
         }
-        let encoded_rows = usize::try_from(take_varint(&mut rest)?).ok()?;
-        let count = usize::try_from(take_varint(&mut rest)?).ok()?;
+        let encoded_rows = usize::try_from(leb128::take(&mut rest)?).ok()?;
+        let count = usize::try_from(leb128::take(&mut rest)?).ok()?;
         // Every start takes at least three bytes: a count beyond that is damage.
         if encoded_rows != rows || rows == 0 || count > rows || count > rest.len() / 3 {
             return None;
@@ -68,13 +68,13 @@ impl Scopes {
         let mut scopes = Scopes::empty(rows);
         let mut row = 0usize;
         for i in 0..count {
-            let step = usize::try_from(take_varint(&mut rest)?).ok()?;
+            let step = usize::try_from(leb128::take(&mut rest)?).ok()?;
             if i > 0 && step == 0 {
                 return None;
             }
             row = row.checked_add(step).filter(|&r| r < rows)?;
-            let end = row.checked_add(usize::try_from(take_varint(&mut rest)?).ok()?)?;
-            let header = u32::try_from(take_varint(&mut rest)?).ok()?;
+            let end = row.checked_add(usize::try_from(leb128::take(&mut rest)?).ok()?)?;
+            let header = u32::try_from(leb128::take(&mut rest)?).ok()?;
             if end >= rows || header == 0 || header as usize > crate::HEADER_MAX {
                 return None;
             }
@@ -131,27 +131,6 @@ impl ScopeKey {
         hasher.update(code.as_bytes());
         ScopeKey(*hasher.finalize().as_bytes())
     }
-}
-
-fn push_varint(out: &mut Vec<u8>, mut n: u64) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn take_varint(bytes: &mut &[u8]) -> Option<u64> {
-    let mut n = 0u64;
-    for shift in (0..64).step_by(7) {
-        let (&b, rest) = bytes.split_first()?;
-        *bytes = rest;
-        n |= u64::from(b & 0x7f).checked_shl(shift)?;
-        if b & 0x80 == 0 {
-            return Some(n);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

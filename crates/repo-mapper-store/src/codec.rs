@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use repo_mapper_tags::{
     CountedTags, CutShort, FileStamp, RefCounts, StatTime, TERM_HASH_BITS, Tag, TagKind, Terms,
-    known_sub_kind,
+    known_sub_kind, leb128,
 };
 
 /// Version of the entry layout.
@@ -111,27 +111,27 @@ pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Te
     let mut strings = StringTable::default();
     let listed_ids: Vec<(u64, u64)> = listed.iter().map(|t| strings.ids_of(t)).collect();
     let groups = strings.group(tail);
-    put_varint(&mut out, strings.list.len() as u64);
+    leb128::push(&mut out, strings.list.len() as u64);
     for s in &strings.list {
         put_str(&mut out, s);
     }
-    put_varint(&mut out, listed.len() as u64);
+    leb128::push(&mut out, listed.len() as u64);
     let mut prev_line = 0i64;
     for (t, (sub, name)) in listed.iter().zip(listed_ids) {
-        put_varint(&mut out, zigzag(i64::from(t.line) - prev_line));
+        leb128::push(&mut out, zigzag(i64::from(t.line) - prev_line));
         prev_line = i64::from(t.line);
         let kind = match t.kind {
             TagKind::Def => 0,
             TagKind::Ref => 1,
         };
-        put_varint(&mut out, sub << 1 | kind);
-        put_varint(&mut out, name);
+        leb128::push(&mut out, sub << 1 | kind);
+        leb128::push(&mut out, name);
     }
-    put_varint(&mut out, groups.len() as u64);
+    leb128::push(&mut out, groups.len() as u64);
     for ((sub, name), count) in groups {
-        put_varint(&mut out, sub);
-        put_varint(&mut out, name);
-        put_varint(&mut out, count);
+        leb128::push(&mut out, sub);
+        leb128::push(&mut out, name);
+        leb128::push(&mut out, count);
     }
     put_terms(&mut out, terms);
     out
@@ -145,12 +145,12 @@ fn put_terms(out: &mut Vec<u8>, terms: &Terms) {
     let mut by_count: Vec<(u32, u32)> = terms.pairs().map(|(h, n)| (n, h)).collect();
     by_count.sort_unstable();
     let groups: Vec<&[(u32, u32)]> = by_count.chunk_by(|a, b| a.0 == b.0).collect();
-    put_varint(out, groups.len() as u64);
+    leb128::push(out, groups.len() as u64);
     let mut count = 0u32;
     for group in groups {
-        put_varint(out, u64::from(group[0].0 - count));
+        leb128::push(out, u64::from(group[0].0 - count));
         count = group[0].0;
-        put_varint(out, group.len() as u64);
+        leb128::push(out, group.len() as u64);
         let k = rice_k(group.len());
         let mut bits = BitWriter::new(out);
         let mut next = 0u32; // the least the next hash can be
@@ -495,16 +495,8 @@ impl<'s, 'e> SubKinds<'s, 'e> {
     }
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
+    leb128::push(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
 
@@ -610,15 +602,10 @@ impl<'a> Reader<'a> {
     }
 
     fn varint(&mut self) -> Option<u64> {
-        let mut v: u64 = 0;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Some(v);
-            }
-        }
-        None
+        let mut rest = self.buf.get(self.pos..)?;
+        let v = leb128::take(&mut rest)?;
+        self.pos = self.buf.len() - rest.len();
+        Some(v)
     }
 
     /// A string index, which must be below `n`.

@@ -8,6 +8,7 @@ mod extract;
 #[cfg(feature = "extract")]
 mod ident_walk;
 mod language;
+pub mod leb128;
 mod limits;
 pub mod pycompat;
 #[cfg(feature = "extract")]
