@@ -660,3 +660,65 @@ fn ignore_files_keep_paths_out_of_the_walk() {
     let kept: Vec<_> = walked.iter().filter(|f| f.starts_with(&hostile)).collect();
     assert!(kept.is_empty(), "{kept:?}");
 }
+
+/// Issue 24 (D11): in a git repository the default profile ranks first the file that
+/// changed in the same commits as the chat file; `--no-history` reads no history, so
+/// the ranking is the one without it.
+#[test]
+fn history_steers_the_ranking_unless_no_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    for name in ["a", "b", "c", "d"] {
+        std::fs::write(
+            root.join(format!("{name}.py")),
+            format!("def f{name}():\n    return 1\n"),
+        )
+        .unwrap();
+    }
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "helpers"]);
+    let app = "from a import fa\nfrom b import fb\nfrom c import fc\nfrom d import fd\n\
+               fa(); fa(); fb(); fb(); fc(); fc(); fd()\n";
+    std::fs::write(root.join("app.py"), app).unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "app"]);
+    for round in 0..3 {
+        for f in ["app.py", "d.py"] {
+            let mut text = std::fs::read_to_string(root.join(f)).unwrap();
+            text.push_str(&format!("# change {round}\n"));
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        git(&["commit", "-q", "-a", "-m", "together"]);
+    }
+    let first = |extra: &[&str]| {
+        let json = stdout_of(
+            cmd(root)
+                .args(["--format", "json", "-c", "app.py"])
+                .args(extra),
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v["entries"][0]["file"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(first(&[]), "d.py");
+    assert_ne!(first(&["--no-history"]), "d.py");
+}
