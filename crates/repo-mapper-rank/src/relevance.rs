@@ -46,7 +46,7 @@ pub struct Relevance {
     /// are ordered by fusion ([`Relevance::fusion_k`]): that order already spreads the map.
     pub breadth: f64,
     /// The lexical score reads every word of each file's text (Okapi BM25 over the
-    /// file's [`Terms`](repo_mapper_tags::Terms) and its path), not only its path and
+    /// file's [`Terms`] and its path), not only its path and
     /// the names it defines.
     pub full_text: bool,
     /// How the lexical score meets the graph's. 0: a file's definition ranks are
