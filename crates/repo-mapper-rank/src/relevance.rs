@@ -14,7 +14,7 @@ use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
-use repo_mapper_tags::{Terms, code_words, term_hash, word_parts};
+use repo_mapper_tags::{Terms, code_words, is_stop_word, term_hash, word_parts};
 
 use crate::FileTags;
 use crate::fxhash::FxHasher;
@@ -127,19 +127,6 @@ impl Default for Relevance {
     }
 }
 
-/// Words that say what to do rather than what to do it to.
-const STOPWORDS: &[&str] = &[
-    "about", "add", "added", "adding", "adds", "after", "all", "allow", "also", "and", "any",
-    "are", "bad", "been", "before", "being", "but", "can", "cannot", "change", "changed",
-    "changes", "could", "does", "doesn", "don", "each", "fix", "fixed", "fixes", "fixing", "for",
-    "from", "get", "gets", "had", "has", "have", "how", "improve", "instead", "into", "its",
-    "make", "makes", "more", "new", "not", "now", "only", "other", "our", "out", "remove",
-    "removed", "same", "should", "some", "such", "than", "that", "the", "their", "them", "then",
-    "there", "these", "they", "this", "those", "too", "update", "updated", "use", "used", "uses",
-    "using", "via", "was", "were", "what", "when", "where", "which", "while", "who", "why", "will",
-    "with", "without", "would", "you", "your",
-];
-
 /// The terms of a message: its code words ([`code_words`]: words split at `_`, `-`, case
 /// changes and digits, lowercased, plural `s` dropped, and each identifier of several
 /// parts also whole), stop words and words under three letters left out; sorted, each
@@ -154,7 +141,7 @@ const STOPWORDS: &[&str] = &[
 pub fn query_terms(message: &str) -> Vec<String> {
     let mut terms = Vec::new();
     code_words(message, &mut |part| {
-        if !STOPWORDS.contains(&part) {
+        if !is_stop_word(part) {
             terms.push(part.to_owned());
         }
     });

@@ -159,7 +159,7 @@ fn write_blob(path: &Path, payload: &[u8]) -> io::Result<()> {
 }
 
 /// A temporary file name no other writer (process or thread) uses at the same time.
-fn temp_name() -> String {
+pub(crate) fn temp_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!(".tmp-{}-{n}", std::process::id())

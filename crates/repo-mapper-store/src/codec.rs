@@ -4,7 +4,6 @@
 //! ```text
 //! entry   = FORMAT:u8 flags:u8 mtime:time ctime:time inode:u64le size:u64le hash:[u8;32]
 //!           nstrings:varint str* ntags:varint tag* ngroups:varint group*
-//!           nterm-groups:varint term-group*
 //! flags   = bit 0: racy when written ([`FileKey::racy`]);
 //!           bits 1–3: [`Note`] (0 none, 1 not UTF-8, cut short: 2 at the parse, 3 at the
 //!           query, 4 by the tree's depth)
@@ -13,11 +12,18 @@
 //! tag     = line-delta:zigzag-varint kind-sub:varint name:varint
 //! kind-sub = sub_kind << 1 | kind (0 definition, 1 reference)
 //! group   = sub_kind:varint name:varint count:varint
+//! ```
+//!
+//! A file's code words (`Terms`) are kept apart, by content hash (the `words` module), in
+//! this form:
+//!
+//! ```text
+//! words      = unlisted:varint nterm-groups:varint term-group*
+//!           (unlisted: the stop words, counted in the length only)
 //! term-group = count-delta:varint n:varint rice-bits
-//!           (the file's code words, `Terms`, grouped by count ascending; a group's
-//!           hashes ascending, as gaps — the first from 0, the others less one —
-//!           Golomb-Rice coded with the parameter `rice_k(n)`, low bit first, padded
-//!           to a whole byte)
+//!           (grouped by count ascending; a group's hashes ascending, as gaps — the
+//!           first from 0, the others less one — Golomb-Rice coded with the parameter
+//!           `rice_k(n)`, low bit first, padded to a whole byte)
 //! ```
 //!
 //! The references at line −1 that end a file's tags (the identifier fallback's,
@@ -41,7 +47,7 @@ use repo_mapper_tags::{
 };
 
 /// Version of the entry layout.
-pub(crate) const FORMAT: u8 = 9;
+pub(crate) const FORMAT: u8 = 10;
 
 /// Why a stored file has fewer tags than its text holds, kept so that every run can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -94,8 +100,8 @@ pub(crate) struct FileKey {
 
 const HEADER_LEN: usize = 1 + 1 + 12 + 12 + 8 + 8 + 32;
 
-/// Encodes a file's key, tags, note and code words.
-pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Terms) -> Vec<u8> {
+/// Encodes a file's key, tags and note.
+pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + 4 + tags.len() * 4);
     out.push(FORMAT);
     out.push(u8::from(key.racy) | note_bits(note));
@@ -133,7 +139,6 @@ pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Te
         leb128::push(&mut out, name);
         leb128::push(&mut out, count);
     }
-    put_terms(&mut out, terms);
     out
 }
 
@@ -141,7 +146,14 @@ pub(crate) fn encode(key: &FileKey, tags: &[Tag], note: Option<Note>, terms: &Te
 /// count costs nothing per word); each group's hashes ascending, as Golomb-Rice coded
 /// gaps (about two bytes a word: the hashes are uniform, so their gaps are near
 /// geometric, which Rice codes within a bit of their entropy).
+pub(crate) fn encode_terms(terms: &Terms) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_terms(&mut out, terms);
+    out
+}
+
 fn put_terms(out: &mut Vec<u8>, terms: &Terms) {
+    leb128::push(out, terms.unlisted());
     let mut by_count: Vec<(u32, u32)> = terms.pairs().map(|(h, n)| (n, h)).collect();
     by_count.sort_unstable();
     let groups: Vec<&[(u32, u32)]> = by_count.chunk_by(|a, b| a.0 == b.0).collect();
@@ -251,7 +263,7 @@ impl<'a> StringTable<'a> {
 /// Replaces the key of an encoded entry, leaving its tags and note as they are.
 pub(crate) fn with_key(mut entry: Vec<u8>, key: &FileKey) -> Vec<u8> {
     if entry.len() >= HEADER_LEN {
-        let header = encode(key, &[], decode_note(&entry), &Terms::default());
+        let header = encode(key, &[], decode_note(&entry));
         entry[..HEADER_LEN].copy_from_slice(&header[..HEADER_LEN]);
     }
     entry
@@ -297,12 +309,12 @@ pub(crate) fn decode_tags(
         let tag = t.to_tag(strings, rel_fname, fname);
         tags.extend(std::iter::repeat_n(tag, t.count as usize));
     })?;
-    read_terms(entry, end)?;
-    Some(tags)
+    (end == entry.len()).then_some(tags)
 }
 
 /// Decodes an entry as a map uses it: the definition tags, the references counted per
-/// name (no reference becomes a [`Tag`]); `None` if the entry is damaged.
+/// name (no reference becomes a [`Tag`]), no code words (they are kept apart); `None` if
+/// the entry is damaged.
 pub(crate) fn decode_counted(
     entry: &[u8],
     rel_fname: &Arc<str>,
@@ -330,8 +342,11 @@ pub(crate) fn decode_counted(
     for i in order {
         refs.push(strings[i as usize], counts[i as usize]);
     }
-    let terms = read_terms(entry, end)?;
-    Some(CountedTags { defs, refs, terms })
+    (end == entry.len()).then(|| CountedTags {
+        defs,
+        refs,
+        terms: Terms::default(),
+    })
 }
 
 /// One stored tag, its name an index into the entry's strings, and how many times it
@@ -427,10 +442,10 @@ fn walk_tags<'e>(
     Some((strings, r.pos))
 }
 
-/// The code words stored from `pos` to the end of `entry` ([`put_terms`]); `None` if
-/// damaged.
-fn read_terms(entry: &[u8], pos: usize) -> Option<Terms> {
-    let mut r = Reader { buf: entry, pos };
+/// Decodes code words encoded by [`encode_terms`]; `None` if damaged.
+pub(crate) fn decode_terms(entry: &[u8]) -> Option<Terms> {
+    let mut r = Reader { buf: entry, pos: 0 };
+    let unlisted = r.varint()?;
     let groups = usize::try_from(r.varint()?).ok()?;
     if groups > entry.len() {
         return None;
@@ -465,7 +480,7 @@ fn read_terms(entry: &[u8], pos: usize) -> Option<Terms> {
         return None;
     }
     pairs.sort_unstable();
-    Terms::from_sorted(pairs)
+    Terms::from_sorted(pairs, unlisted)
 }
 
 /// The sub-kinds an entry's strings name, each looked up once (they are few).
@@ -661,17 +676,10 @@ mod tests {
         let terms = Terms::of_text(&text);
         let words = terms.pairs().len();
         assert!(words > 400, "{words}");
-        let bare = encode(&a_key(), &[], None, &Terms::default()).len();
-        let with = encode(&a_key(), &[], None, &terms).len();
-        let per_word = (with - bare) as f64 / words as f64;
+        let bytes = encode_terms(&terms);
+        let per_word = bytes.len() as f64 / words as f64;
         assert!(per_word <= 2.3, "{per_word:.2} bytes per word");
-        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
-        assert_eq!(
-            decode_counted(&encode(&a_key(), &[], None, &terms), &rel, &f)
-                .unwrap()
-                .terms,
-            terms
-        );
+        assert_eq!(decode_terms(&bytes), Some(terms));
     }
 
     /// Any set of hashes comes back: one alone, the extremes of the hash range, groups
@@ -689,36 +697,52 @@ mod tests {
         // A run of ones longer than the 64 bits read at a time: 50 hashes all in the
         // top half, so the first gap's high part is 64 ones (once not decodable).
         let top_half: Vec<(u32, u32)> = (0..50).map(|i| ((1 << 23) + i * 1000, 1)).collect();
-        let terms = Terms::from_sorted(top_half).unwrap();
-        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
-        let bytes = encode(&a_key(), &[], None, &terms);
-        assert_eq!(decode_counted(&bytes, &rel, &f).unwrap().terms, terms);
+        let terms = Terms::from_sorted(top_half, 0).unwrap();
+        assert_eq!(decode_terms(&encode_terms(&terms)), Some(terms));
         for n in [1usize, 2, 3, 100, 5000] {
             let mut pairs: Vec<(u32, u32)> =
                 (0..n).map(|_| (next() & top, next() % 4 + 1)).collect();
             pairs.extend([(0, 1), (top, 1), (top - 1, 7)]);
             pairs.sort_unstable();
             pairs.dedup_by_key(|p| p.0);
-            let terms = Terms::from_sorted(pairs).unwrap();
-            let bytes = encode(&a_key(), &[], None, &terms);
-            let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
-            let back = decode_counted(&bytes, &rel, &f).unwrap();
-            assert_eq!(back.terms, terms, "{n} hashes");
+            let terms = Terms::from_sorted(pairs, n as u64).unwrap();
+            let back = decode_terms(&encode_terms(&terms));
+            assert_eq!(back, Some(terms), "{n} hashes");
         }
     }
 
     #[test]
     fn code_words_round_trip() {
         let terms = Terms::of_text("fn redirect_session(cookie: Cookie) { keep(cookie) }");
-        let tags = vec![tag(1, "redirect_session", TagKind::Def, "function")];
-        let bytes = encode(&a_key(), &tags, None, &terms);
-        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
-        let back = decode_counted(&bytes, &rel, &f).unwrap();
-        assert_eq!(back.terms, terms);
-        assert!(back.terms.count(repo_mapper_tags::term_hash("cookie")) >= 2);
-        for cut in 1..8 {
-            assert!(decode_counted(&bytes[..bytes.len() - cut], &rel, &f).is_none());
+        let bytes = encode_terms(&terms);
+        let back = decode_terms(&bytes).unwrap();
+        assert_eq!(back, terms);
+        assert!(back.count(repo_mapper_tags::term_hash("cookie")) >= 2);
+        assert_eq!(
+            decode_terms(&encode_terms(&Terms::default())),
+            Some(Terms::default())
+        );
+        for cut in 1..bytes.len() {
+            assert_ne!(
+                decode_terms(&bytes[..bytes.len() - cut]),
+                Some(terms.clone())
+            );
         }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode_terms(&longer).is_none(), "trailing bytes are damage");
+    }
+
+    /// An entry holds tags only: anything after them is damage.
+    #[test]
+    fn bytes_after_the_tags_are_damage() {
+        let tags = vec![tag(1, "redirect_session", TagKind::Def, "function")];
+        let mut bytes = encode(&a_key(), &tags, None);
+        let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
+        assert!(decode_counted(&bytes, &rel, &f).is_some());
+        bytes.push(0);
+        assert!(decode_counted(&bytes, &rel, &f).is_none());
+        assert!(decode_tags(&bytes, &rel, &f).is_none());
     }
 
     #[test]
@@ -741,7 +765,7 @@ mod tests {
             tag(2, "f", TagKind::Ref, "call"),
         ];
         let note = Some(Note::CutShort(CutShort::Depth));
-        let bytes = encode(&key, &tags, note, &Terms::default());
+        let bytes = encode(&key, &tags, note);
         assert_eq!(decode_key(&bytes), Some(key));
         assert_eq!(decode_note(&bytes), note);
         let back = decode_tags(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
@@ -766,12 +790,7 @@ mod tests {
     #[test]
     fn damaged_entries_decode_to_none() {
         let key = a_key();
-        let bytes = encode(
-            &key,
-            &[tag(3, "name", TagKind::Def, "function")],
-            None,
-            &Terms::default(),
-        );
+        let bytes = encode(&key, &[tag(3, "name", TagKind::Def, "function")], None);
         let rel: Arc<str> = Arc::from("a");
         let f: Arc<Path> = Arc::from(Path::new("/a"));
         for cut in 0..bytes.len() {
@@ -812,7 +831,7 @@ mod tests {
             let name = ["printf", "x", "main"][i % 3];
             tags.push(tag(-1, name, TagKind::Ref, "identifier"));
         }
-        let bytes = encode(&key, &tags, None, &Terms::default());
+        let bytes = encode(&key, &tags, None);
         // Listed, the 301 references would take 3 bytes each.
         assert!(bytes.len() < HEADER_LEN + 60, "{} bytes", bytes.len());
         let (rel, f) = (&tags[0].rel_fname.clone(), &tags[0].fname.clone());
@@ -825,10 +844,10 @@ mod tests {
         assert_eq!(back, grouped);
         let counted = decode_counted(&bytes, rel, f).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
-        // A group of no references can only be damage (the last group's count is the byte
-        // before the empty code-word section's count).
+        // A group of no references can only be damage (the last group's count is the
+        // entry's last byte).
         let mut zero = bytes.clone();
-        let last = zero.len() - 2;
+        let last = zero.len() - 1;
         zero[last] = 0;
         assert!(decode_counted(&zero, rel, f).is_none());
     }
@@ -844,7 +863,7 @@ mod tests {
             tag(6, "f", TagKind::Ref, "call"),
         ];
         let key = a_key();
-        let bytes = encode(&key, &tags, None, &Terms::default());
+        let bytes = encode(&key, &tags, None);
         let counted = decode_counted(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
         assert_eq!(

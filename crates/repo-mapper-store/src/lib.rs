@@ -5,6 +5,7 @@ mod blobs;
 mod codec;
 mod scan;
 mod store;
+mod words;
 
 pub use blobs::BlobDir;
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
@@ -12,3 +13,4 @@ pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,
     StoreFallback, TagStore, catches_panic_at, open_store, store_dir_name,
 };
+pub use words::NewWords;

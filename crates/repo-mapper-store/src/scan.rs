@@ -12,8 +12,8 @@ use repo_mapper_tags::{
     source_from_bytes,
 };
 
-use crate::TagStore;
 use crate::codec::{self, FileKey, Note};
+use crate::{NewWords, TagStore};
 
 /// Entries written to the store per batch.
 const WRITE_BATCH: usize = 1024;
@@ -117,12 +117,48 @@ enum Outcome {
         tags: CountedTags,
         note: Option<Note>,
         hash_hit: bool,
+        words: WordUse,
     },
     /// Extracted (its entry written, see [`Writer`]).
     Parsed {
         tags: CountedTags,
         note: Option<Note>,
+        words: WordUse,
     },
+}
+
+/// Where a file's code words came from (the default dialect's; Aider's has none).
+enum WordUse {
+    None,
+    /// The store's, kept for the content with this hash.
+    Kept([u8; 32]),
+    /// Read from the text now, to be kept.
+    New(NewWords),
+}
+
+/// The words a scan used and found, for [`TagStore::keep_words`].
+#[derive(Default)]
+struct WordLog {
+    used: Vec<[u8; 32]>,
+    new: Vec<NewWords>,
+}
+
+impl WordLog {
+    fn add(&mut self, words: WordUse) {
+        match words {
+            WordUse::None => {}
+            WordUse::Kept(hash) => self.used.push(hash),
+            WordUse::New(new) => self.new.push(new),
+        }
+    }
+
+    /// Keeps the words in `store` if the scan found new ones (a scan that found none
+    /// leaves the store's word file as it is).
+    fn keep(self, store: &dyn TagStore) {
+        if !self.new.is_empty() {
+            let _ = store.keep_words(&self.used, &self.new);
+        }
+    }
 }
 
 /// How far a [`scan`] is in reading the files the store cannot vouch for.
@@ -177,11 +213,13 @@ pub fn scan(
         },
         ..ScanOutput::default()
     };
+    let mut words = WordLog::default();
     for (i, outcome) in outcomes.into_iter().enumerate() {
-        account(&mut out, i, outcome);
+        account(&mut out, &mut words, i, outcome);
     }
     let wrote = writer.wrote();
     if writer.finish() {
+        words.keep(store);
         match opts.prune_under {
             Some(root) => out.stats.pruned = prune_unless_clean(store, files, root),
             // Entries outside a pruned list may have been added: the next walk prunes.
@@ -244,8 +282,8 @@ fn reset(store: &dyn TagStore) -> bool {
     }
 }
 
-/// Adds one file's outcome to `out`.
-fn account(out: &mut ScanOutput, i: usize, outcome: Outcome) {
+/// Adds one file's outcome to `out`, and its words' source to `words`.
+fn account(out: &mut ScanOutput, words: &mut WordLog, i: usize, outcome: Outcome) {
     let (tags, note) = match outcome {
         Outcome::Skipped => {
             out.stats.skipped += 1;
@@ -264,16 +302,23 @@ fn account(out: &mut ScanOutput, i: usize, outcome: Outcome) {
             tags,
             note,
             hash_hit,
+            words: used,
         } => {
             if hash_hit {
                 out.stats.hash_hits += 1;
             } else {
                 out.stats.hits += 1;
             }
+            words.add(used);
             (tags, note)
         }
-        Outcome::Parsed { tags, note } => {
+        Outcome::Parsed {
+            tags,
+            note,
+            words: new,
+        } => {
             out.stats.misses += 1;
+            words.add(new);
             (tags, note)
         }
     };
@@ -382,9 +427,10 @@ fn check(
         abs: Arc::from(fname),
     };
     let stored = store.get(&entry_key(opts.dialect, fname));
-    if let Some(hit) = stored
+    if let Some(mut hit) = stored
         .as_deref()
         .and_then(|e| trusted_by_stat(e, &stat, &names))
+        && add_kept_words(store, opts.dialect, &mut hit)
     {
         return Checked::Done(hit);
     }
@@ -411,6 +457,10 @@ impl Unvouched {
         {
             if let Some(entry) = rewrite {
                 writer.push(&self.names.abs, entry);
+            }
+            let mut hit = hit;
+            if !add_kept_words(writer.store, opts.dialect, &mut hit) {
+                add_read_words(&mut hit, bytes);
             }
             return hit;
         }
@@ -471,6 +521,7 @@ fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> 
         tags,
         note: codec::decode_note(entry),
         hash_hit: false,
+        words: WordUse::Kept(k.hash),
     })
 }
 
@@ -493,8 +544,43 @@ fn confirmed_by_hash(
         tags,
         note,
         hash_hit: !unchanged,
+        words: WordUse::Kept(k.hash),
     };
     Some((stored, rewrite))
+}
+
+/// Gives a stored outcome (its words [`WordUse::Kept`], to be looked up) its words: none
+/// in Aider's dialect, else those the store keeps for its content; `false` (the outcome
+/// unchanged) if the store keeps none.
+fn add_kept_words(store: &dyn TagStore, dialect: Dialect, outcome: &mut Outcome) -> bool {
+    let Outcome::Stored { tags, words, .. } = outcome else {
+        return true;
+    };
+    let WordUse::Kept(hash) = words else {
+        return true;
+    };
+    if dialect == Dialect::Aider {
+        *words = WordUse::None;
+        return true;
+    }
+    match store.words(hash) {
+        Some(terms) => {
+            tags.terms = terms;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Gives a stored outcome whose words the store lacks the words of `bytes`, its
+/// content's, to be kept (no parse: words are a function of the text alone).
+fn add_read_words(outcome: &mut Outcome, bytes: Vec<u8>) {
+    if let Outcome::Stored { tags, words, .. } = outcome
+        && let WordUse::Kept(hash) = *words
+    {
+        tags.terms = source_from_bytes(bytes).map_or_else(Terms::default, |t| Terms::of_text(&t));
+        *words = WordUse::New(NewWords::new(hash, &tags.terms));
+    }
 }
 
 /// A fresh extraction and the entry to store for it.
@@ -524,13 +610,18 @@ fn extract(
         }
         None => (Vec::new(), Some(Note::NotUtf8), Terms::default()),
     };
-    let entry = codec::encode(&key, &tags, note, &terms);
+    let entry = codec::encode(&key, &tags, note);
+    let words = match opts.dialect {
+        Dialect::Default => WordUse::New(NewWords::new(key.hash, &terms)),
+        Dialect::Aider => WordUse::None,
+    };
     let parsed = Outcome::Parsed {
         tags: CountedTags {
             terms,
             ..CountedTags::from_tags(tags)
         },
         note,
+        words,
     };
     (parsed, entry)
 }

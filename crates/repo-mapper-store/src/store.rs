@@ -11,9 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
-use repo_mapper_tags::queries_fingerprint;
+use repo_mapper_tags::{Terms, queries_fingerprint};
 
 use crate::codec::FORMAT;
+use crate::words::{NewWords, WordFile, replace_file};
 
 /// Where tags are kept between runs: a key-value map from an entry key (the dialect and the
 /// file's absolute path) to the encoded entry (see the
@@ -45,6 +46,12 @@ pub trait TagStore: Send + Sync {
     fn is_damaged(&self) -> bool {
         false
     }
+    /// The code words kept for the content whose BLAKE3 hash is `hash` (the default
+    /// dialect's, [`NewWords`]); `None` if none are kept or they cannot be read.
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms>;
+    /// Keeps the code words of a scan's contents: the `new` ones, and those of `used` (by
+    /// hash, kept before). The words of other contents may be dropped; a store bounds them.
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()>;
     /// Empties the store and leaves it usable: a damaged store on disk is deleted and
     /// created anew in the same place, and is no longer damaged. On error the store cannot
     /// be used any more (reads find nothing, writes fail): keep the tags in memory.
@@ -56,6 +63,7 @@ pub trait TagStore: Send + Sync {
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     map: RwLock<HashMap<Vec<u8>, Vec<u8>>>,
+    words: RwLock<WordFile>,
 }
 
 impl MemoryStore {
@@ -107,11 +115,25 @@ impl TagStore for MemoryStore {
         "memory".to_owned()
     }
 
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.words
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(hash)
+    }
+
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+        let mut words = self.words.write().unwrap_or_else(PoisonError::into_inner);
+        *words = WordFile::parse(words.successor(used, new)).unwrap_or_default();
+        Ok(())
+    }
+
     fn reset(&self) -> io::Result<()> {
         self.map
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
+        *self.words.write().unwrap_or_else(PoisonError::into_inner) = WordFile::default();
         Ok(())
     }
 }
@@ -129,6 +151,8 @@ pub(crate) struct SledStore {
     /// `None` only after a [`reset`](TagStore::reset) that could not open a new database.
     db: RwLock<Option<sled::Db>>,
     dir: PathBuf,
+    /// The code words, read from [`WORDS_FILE`] at the first lookup.
+    words: RwLock<Option<WordFile>>,
     damaged: AtomicBool,
     said_read: AtomicBool,
     warned_write: AtomicBool,
@@ -147,6 +171,7 @@ impl SledStore {
         Ok(SledStore {
             db: RwLock::new(Some(open_db(dir)?)),
             dir: dir.to_path_buf(),
+            words: RwLock::new(None),
             damaged: AtomicBool::new(false),
             said_read: AtomicBool::new(false),
             warned_write: AtomicBool::new(false),
@@ -191,6 +216,33 @@ impl SledStore {
             }
             io::Error::new(io::Error::from(e).kind(), text)
         })
+    }
+
+    /// The word file, read if it was not yet; a damaged or unreadable one counts as
+    /// empty (one warning), and the next scan that keeps words replaces it.
+    fn read_words(&self) -> std::sync::RwLockReadGuard<'_, Option<WordFile>> {
+        {
+            let words = self.words.read().unwrap_or_else(PoisonError::into_inner);
+            if words.is_some() {
+                return words;
+            }
+        }
+        let mut slot = self.words.write().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            let path = self.dir.join(WORDS_FILE);
+            *slot = Some(WordFile::read(&path).unwrap_or_else(|why| {
+                tracing::warn!(
+                    "{}",
+                    one_line(&format!(
+                        "the word cache {} is {why}; reading its files again",
+                        path.display()
+                    ))
+                );
+                WordFile::default()
+            }));
+        }
+        drop(slot);
+        self.words.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Deletes the database directory and opens a new database there.
@@ -259,6 +311,30 @@ impl TagStore for SledStore {
         format!("sled at {}", self.dir.display())
     }
 
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.read_words().as_ref()?.get(hash)
+    }
+
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+        let next = match self.read_words().as_ref() {
+            Some(words) => words.successor(used, new),
+            None => WordFile::default().successor(used, new),
+        };
+        replace_file(&self.dir.join(WORDS_FILE), &next).map_err(|e| {
+            let text = one_line(&format!(
+                "tag cache at {} cannot be written: {e}",
+                self.dir.display()
+            ));
+            if !self.warned_write.swap(true, Ordering::Relaxed) {
+                tracing::warn!("{text}");
+            }
+            io::Error::new(e.kind(), text)
+        })?;
+        // Read again if a later scan of this store asks.
+        *self.words.write().unwrap_or_else(PoisonError::into_inner) = None;
+        Ok(())
+    }
+
     fn is_damaged(&self) -> bool {
         self.damaged.load(Ordering::Relaxed)
     }
@@ -267,6 +343,7 @@ impl TagStore for SledStore {
         let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
         close(slot.take());
         *slot = Some(self.recreate()?);
+        *self.words.write().unwrap_or_else(PoisonError::into_inner) = Some(WordFile::default());
         self.damaged.store(false, Ordering::Relaxed);
         self.said_read.store(false, Ordering::Relaxed);
         self.warned_write.store(false, Ordering::Relaxed);
@@ -302,6 +379,10 @@ pub const QUIET_LOG_TARGETS: [&str; 2] = ["sled", "pagecache"];
 pub fn catches_panic_at(location: &std::panic::Location<'_>) -> bool {
     location.file().contains("/sled-")
 }
+
+/// The file of a store's code words, in its directory beside sled's files
+/// ([`crate::words`]).
+const WORDS_FILE: &str = "words";
 
 /// Opens the sled database in `dir` with our settings; a panic inside sled is an error.
 ///

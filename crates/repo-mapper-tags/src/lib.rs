@@ -41,7 +41,9 @@ pub use registry::{
     queries_fingerprint, tags_query_source,
 };
 pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
-pub use terms::{TERM_HASH_BITS, Terms, code_words, term_hash, word_parts};
+pub use terms::{
+    STOP_WORDS, TERM_HASH_BITS, Terms, code_words, is_stop_word, term_hash, word_parts,
+};
 
 /// Whose behaviour to follow where repo-mapper and Aider 0.86.2 differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -82,6 +82,45 @@ fn singular(word: &mut String) {
     }
 }
 
+/// Words that say what to do rather than what to do it to. A message's terms leave them
+/// out, so a file's [`Terms`] count them in its length only.
+pub const STOP_WORDS: &[&str] = &[
+    "about", "add", "added", "adding", "adds", "after", "all", "allow", "also", "and", "any",
+    "are", "bad", "been", "before", "being", "but", "can", "cannot", "change", "changed",
+    "changes", "could", "does", "doesn", "don", "each", "fix", "fixed", "fixes", "fixing", "for",
+    "from", "get", "gets", "had", "has", "have", "how", "improve", "instead", "into", "its",
+    "make", "makes", "more", "new", "not", "now", "only", "other", "our", "out", "remove",
+    "removed", "same", "should", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "too", "update", "updated", "use", "used", "uses",
+    "using", "via", "was", "were", "what", "when", "where", "which", "while", "who", "why", "will",
+    "with", "without", "would", "you", "your",
+];
+
+/// Whether `word` (a code word, lowercased) is one of the [`STOP_WORDS`].
+///
+/// ```
+/// assert!(repo_mapper_tags::is_stop_word("the"));
+/// assert!(!repo_mapper_tags::is_stop_word("cookie"));
+/// ```
+pub fn is_stop_word(word: &str) -> bool {
+    is_stop_word_hashed(word, term_hash(word))
+}
+
+/// [`is_stop_word`] for a word whose [`term_hash`] is `hash`: one search among the stop
+/// words' hashes, the word compared only on a match.
+fn is_stop_word_hashed(word: &str, hash: u32) -> bool {
+    static BY_HASH: std::sync::LazyLock<Vec<(u32, &str)>> = std::sync::LazyLock::new(|| {
+        let mut by_hash: Vec<(u32, &str)> = STOP_WORDS.iter().map(|w| (term_hash(w), *w)).collect();
+        by_hash.sort_unstable();
+        by_hash
+    });
+    let at = BY_HASH.partition_point(|&(h, _)| h < hash);
+    BY_HASH[at..]
+        .iter()
+        .take_while(|&&(h, _)| h == hash)
+        .any(|&(_, w)| w == word)
+}
+
 /// The bits of a [`term_hash`]: 2²⁴ hashes, so that a file's sorted hashes are stored in
 /// about two bytes each, Rice coded (the Linux tree's million-odd distinct words share few of
 /// them; 20 bits measured the same on `cargo xtask relevance`, but would share many
@@ -100,12 +139,14 @@ pub fn term_hash(word: &str) -> u32 {
 }
 
 /// A file's code words counted by hash: `(hash, count)` pairs sorted by hash, packed in
-/// one allocation. Empty for files not read as text.
+/// one allocation, and the number of words, [`STOP_WORDS`] included (they are not listed:
+/// no message looks for them). Empty for files not read as text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Terms {
     /// `hash << 32 | count`, ascending.
     packed: Box<[u64]>,
-    /// The sum of the counts, kept: a ranking with a message reads every file's.
+    /// The sum of the counts and the stop words, kept: a ranking with a message reads
+    /// every file's.
     words: u64,
 }
 
@@ -119,10 +160,20 @@ impl Terms {
     /// assert_eq!(terms.count(term_hash("redirect")), 2);
     /// assert_eq!(terms.count(term_hash("cookie")), 1);
     /// assert_eq!(terms.count(term_hash("missing")), 0);
+    /// assert_eq!(terms.count(term_hash("the")), 0, "a stop word");
+    /// assert_eq!(terms.words(), 7, "the stop word counted in the length");
     /// ```
     pub fn of_text(text: &str) -> Terms {
         let mut hashes = Vec::new();
-        code_words(text, &mut |w| hashes.push(term_hash(w)));
+        let mut unlisted = 0;
+        code_words(text, &mut |w| {
+            let hash = term_hash(w);
+            if is_stop_word_hashed(w, hash) {
+                unlisted += 1;
+            } else {
+                hashes.push(hash);
+            }
+        });
         hashes.sort_unstable();
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         for h in hashes {
@@ -131,25 +182,35 @@ impl Terms {
                 _ => pairs.push((h, 1)),
             }
         }
-        Terms::from_pairs(pairs)
+        Terms::from_pairs(pairs, unlisted)
     }
 
     /// From `(hash, count)` pairs sorted by hash, each hash once (as [`Terms::pairs`]
-    /// gives them back); `None` if they are not.
-    pub fn from_sorted(pairs: Vec<(u32, u32)>) -> Option<Terms> {
+    /// gives them back), and the number of words not listed ([`Terms::unlisted`]);
+    /// `None` if the pairs are not so sorted.
+    pub fn from_sorted(pairs: Vec<(u32, u32)>, unlisted: u64) -> Option<Terms> {
         pairs
             .windows(2)
             .all(|w| w[0].0 < w[1].0)
-            .then(|| Terms::from_pairs(pairs))
+            .then(|| Terms::from_pairs(pairs, unlisted))
     }
 
-    fn from_pairs(pairs: Vec<(u32, u32)>) -> Terms {
+    fn from_pairs(pairs: Vec<(u32, u32)>, unlisted: u64) -> Terms {
         let packed = pairs
             .into_iter()
             .map(|(h, n)| u64::from(h) << 32 | u64::from(n))
             .collect::<Box<[u64]>>();
-        let words = packed.iter().map(|&p| u64::from(p as u32)).sum();
-        Terms { packed, words }
+        let listed: u64 = packed.iter().map(|&p| u64::from(p as u32)).sum();
+        Terms {
+            packed,
+            words: listed.saturating_add(unlisted),
+        }
+    }
+
+    /// The words counted in [`Terms::words`] but not listed: the stop words.
+    pub fn unlisted(&self) -> u64 {
+        let listed: u64 = self.pairs().map(|(_, n)| u64::from(n)).sum();
+        self.words - listed
     }
 
     /// How many times words of hash `hash` occur.
@@ -174,7 +235,7 @@ impl Terms {
 
     /// Whether no word was counted.
     pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
+        self.words == 0
     }
 }
 
@@ -197,10 +258,31 @@ mod tests {
     #[test]
     fn pairs_round_trip_and_refuse_disorder() {
         let terms = Terms::of_text("alpha beta alpha gamma_delta");
-        let back = Terms::from_sorted(terms.pairs().collect()).unwrap();
+        let back = Terms::from_sorted(terms.pairs().collect(), 0).unwrap();
         assert_eq!(back, terms);
         assert_eq!(terms.words(), 6); // alpha ×2, beta, gamma, delta, gamma_delta
-        assert!(Terms::from_sorted(vec![(2, 1), (1, 1)]).is_none());
-        assert!(Terms::from_sorted(vec![(1, 1), (1, 1)]).is_none());
+        assert!(Terms::from_sorted(vec![(2, 1), (1, 1)], 0).is_none());
+        assert!(Terms::from_sorted(vec![(1, 1), (1, 1)], 0).is_none());
+    }
+
+    /// Issue 24: stop words are counted in a file's length but not listed, so a file's
+    /// score for any message is what it was with them listed (a message never has them).
+    #[test]
+    fn stop_words_count_in_the_length_only() {
+        let text = "the session and the cookie for this redirect";
+        let terms = Terms::of_text(text);
+        let mut all = Vec::new();
+        code_words(text, &mut |w| all.push(w.to_owned()));
+        assert_eq!(terms.words(), all.len() as u64);
+        assert_eq!(terms.unlisted(), 5, "the ×2, and, for, this");
+        for word in &all {
+            let expected = all.iter().filter(|w| *w == word).count() as u32;
+            let listed = if is_stop_word(word) { 0 } else { expected };
+            assert_eq!(terms.count(term_hash(word)), listed, "{word}");
+        }
+        let back = Terms::from_sorted(terms.pairs().collect(), terms.unlisted()).unwrap();
+        assert_eq!(back, terms);
+        assert!(STOP_WORDS.iter().all(|w| is_stop_word(w)));
+        assert!(!Terms::of_text("the").is_empty());
     }
 }

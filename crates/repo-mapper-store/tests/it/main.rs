@@ -10,3 +10,4 @@ mod problems;
 mod racy;
 mod rebuild;
 mod store;
+mod words;

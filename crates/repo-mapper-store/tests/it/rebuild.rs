@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
-use repo_mapper_store::{MemoryStore, ScanOptions, TagStore, scan};
+use repo_mapper_store::{MemoryStore, NewWords, ScanOptions, TagStore, scan};
+use repo_mapper_tags::Terms;
 
 /// A memory store whose reads fail as a damaged one's do until it is reset.
 struct Damaged {
@@ -37,6 +38,12 @@ impl TagStore for Damaged {
     }
     fn describe(&self) -> String {
         "damaged-on-demand".into()
+    }
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.inner.words(hash)
+    }
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+        self.inner.keep_words(used, new)
     }
     fn is_damaged(&self) -> bool {
         self.damaged.load(Ordering::Relaxed)

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use repo_mapper_store::{
-    CacheLocation, MemoryStore, OpenOptions, ScanOptions, ScanOutput, ScanProgress, StoreFallback,
-    TagStore, open_store, scan, store_dir_name,
+    CacheLocation, MemoryStore, NewWords, OpenOptions, ScanOptions, ScanOutput, ScanProgress,
+    StoreFallback, TagStore, open_store, scan, store_dir_name,
 };
-use repo_mapper_tags::{CountedTags, Dialect};
+use repo_mapper_tags::{CountedTags, Dialect, Terms};
 
 struct Repo {
     dir: tempfile::TempDir,
@@ -437,6 +437,12 @@ impl TagStore for CountingKeys {
     fn describe(&self) -> String {
         "counting".into()
     }
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.inner.words(hash)
+    }
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+        self.inner.keep_words(used, new)
+    }
     fn reset(&self) -> io::Result<()> {
         self.inner.reset()
     }
@@ -503,6 +509,15 @@ impl TagStore for FullDisk {
     }
     fn describe(&self) -> String {
         "full disk".into()
+    }
+    fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.0.words(hash)
+    }
+    fn keep_words(&self, _: &[[u8; 32]], _: &[NewWords]) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::StorageFull,
+            "no space left on device",
+        ))
     }
     fn reset(&self) -> io::Result<()> {
         self.0.reset()

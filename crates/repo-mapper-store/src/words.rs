@@ -1,0 +1,286 @@
+//! The code words of the files a store has seen ([`Terms`]), kept apart from their tags:
+//! by content hash, in one immutable file that is replaced whole (a temporary file and a
+//! rename). sled keeps values it cannot compress at about two and a half times their size
+//! (Django 5.2: 0.95 MB of words took 2.5 MB of its pages); here they cost their encoded
+//! bytes and 17 bytes of key each.
+//!
+//! ```text
+//! file  = magic:"RMWORDS" version:u8 n:u32le entry{n} blake3-of-all-before:[u8;32]
+//! entry = hash:[u8;16] age:u8 len:varint words:[u8;len]   (ascending by hash)
+//! ```
+//!
+//! `hash` is the start of the content's BLAKE3 hash, `words` the [`codec::encode_terms`]
+//! form. `age` counts the rewrites since a scan last used the entry.
+//!
+//! **Bound.** A rewrite keeps the words of the contents the scan used, and of others at
+//! most as many (the most recently used first, none older than [`MAX_AGE`] rewrites): the
+//! file holds at most twice the words of the last scan that wrote it. A scan that adds no
+//! words does not rewrite it.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::Path;
+
+use repo_mapper_tags::{Terms, leb128};
+
+use crate::blobs::temp_name;
+use crate::codec;
+
+const MAGIC: &[u8; 8] = b"RMWORDS\x01";
+const CHECKSUM_LEN: usize = 32;
+
+/// Rewrites after which an entry no scan used is dropped.
+pub(crate) const MAX_AGE: u8 = 8;
+
+/// The key of a content: the start of its BLAKE3 hash.
+type Key = [u8; 16];
+
+fn key_of(hash: &[u8; 32]) -> Key {
+    let mut key = [0; 16];
+    key.copy_from_slice(&hash[..16]);
+    key
+}
+
+/// Where one entry's words lie in the file.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    start: usize,
+    end: usize,
+    age: u8,
+}
+
+/// The words of one content to add to a [`WordFile`].
+#[derive(Debug, Clone)]
+pub struct NewWords {
+    hash: [u8; 32],
+    encoded: Vec<u8>,
+}
+
+impl NewWords {
+    /// The words of the content whose BLAKE3 hash is `hash`.
+    pub fn new(hash: [u8; 32], terms: &Terms) -> NewWords {
+        NewWords {
+            hash,
+            encoded: codec::encode_terms(terms),
+        }
+    }
+
+    /// The content's BLAKE3 hash.
+    pub fn hash(&self) -> &[u8; 32] {
+        &self.hash
+    }
+
+    /// The words.
+    pub fn terms(&self) -> Terms {
+        codec::decode_terms(&self.encoded).unwrap_or_default()
+    }
+}
+
+/// The code words of contents by hash, as read from a word file (or empty).
+#[derive(Debug, Default)]
+pub(crate) struct WordFile {
+    bytes: Vec<u8>,
+    index: HashMap<Key, Slot>,
+}
+
+impl WordFile {
+    /// The words in `bytes` (a word file's content); `None` if they are damaged.
+    pub(crate) fn parse(bytes: Vec<u8>) -> Option<WordFile> {
+        let body_len = bytes.len().checked_sub(CHECKSUM_LEN)?;
+        let (body, checksum) = bytes.split_at(body_len);
+        if !body.starts_with(MAGIC) || blake3::hash(body).as_bytes()[..] != checksum[..] {
+            return None;
+        }
+        let index = parse_entries(body)?;
+        Some(WordFile { bytes, index })
+    }
+
+    /// Reads the word file at `path`: empty if there is none, `Err` with the reason if
+    /// it cannot be read or is damaged.
+    pub(crate) fn read(path: &Path) -> Result<WordFile, String> {
+        match std::fs::read(path) {
+            Ok(bytes) => WordFile::parse(bytes).ok_or_else(|| "damaged".to_owned()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(WordFile::default()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The words of the content whose BLAKE3 hash is `hash`, if kept.
+    pub(crate) fn get(&self, hash: &[u8; 32]) -> Option<Terms> {
+        let slot = self.index.get(&key_of(hash))?;
+        codec::decode_terms(&self.bytes[slot.start..slot.end])
+    }
+
+    /// How many contents' words are kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The file that follows this one after a scan that used the words of `used` and
+    /// found `new` ones (see the module's bound).
+    pub(crate) fn successor(&self, used: &[[u8; 32]], new: &[NewWords]) -> Vec<u8> {
+        let mut fresh: HashMap<Key, &[u8]> = HashMap::new();
+        for n in new {
+            fresh.insert(key_of(&n.hash), &n.encoded);
+        }
+        for hash in used {
+            let key = key_of(hash);
+            if let Some(slot) = self.index.get(&key) {
+                fresh
+                    .entry(key)
+                    .or_insert(&self.bytes[slot.start..slot.end]);
+            }
+        }
+        let mut entries: Vec<(Key, u8, &[u8])> =
+            fresh.into_iter().map(|(k, words)| (k, 0, words)).collect();
+        entries.extend(self.kept_unused(&entries.iter().map(|e| e.0).collect(), entries.len()));
+        entries.sort_unstable_by_key(|e| e.0);
+        encode_file(&entries)
+    }
+
+    /// The entries not in `used` that a rewrite keeps, aged by one: at most `room`, the
+    /// youngest first, none reaching [`MAX_AGE`].
+    fn kept_unused(&self, used: &HashSet<Key>, room: usize) -> Vec<(Key, u8, &[u8])> {
+        let mut unused: Vec<(Key, u8, &[u8])> = self
+            .index
+            .iter()
+            .filter(|(k, slot)| !used.contains(*k) && slot.age + 1 < MAX_AGE)
+            .map(|(k, slot)| (*k, slot.age + 1, &self.bytes[slot.start..slot.end]))
+            .collect();
+        unused.sort_unstable_by_key(|e| (e.1, e.0));
+        unused.truncate(room);
+        unused
+    }
+}
+
+/// The index of a word file's entries (`body` without the checksum); `None` if damaged.
+fn parse_entries(body: &[u8]) -> Option<HashMap<Key, Slot>> {
+    let count_at = MAGIC.len();
+    let n = u32::from_le_bytes(body.get(count_at..count_at + 4)?.try_into().ok()?) as usize;
+    // Every entry takes at least 18 bytes: never trust a count the data cannot hold.
+    if n > body.len() / 18 {
+        return None;
+    }
+    let mut index = HashMap::with_capacity(n);
+    let mut rest = &body[count_at + 4..];
+    for _ in 0..n {
+        let key: Key = rest.get(..16)?.try_into().ok()?;
+        let age = *rest.get(16)?;
+        rest = &rest[17..];
+        let len = usize::try_from(leb128::take(&mut rest)?).ok()?;
+        let start = body.len() - rest.len();
+        rest = rest.get(len..)?;
+        let slot = Slot {
+            start,
+            end: start + len,
+            age,
+        };
+        index.insert(key, slot);
+    }
+    rest.is_empty().then_some(index)
+}
+
+/// A word file holding `entries` (ascending by key).
+fn encode_file(entries: &[(Key, u8, &[u8])]) -> Vec<u8> {
+    let size: usize = entries.iter().map(|e| 20 + e.2.len()).sum();
+    let mut out = Vec::with_capacity(MAGIC.len() + 4 + size + CHECKSUM_LEN);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for (key, age, words) in entries {
+        out.extend_from_slice(key);
+        out.push(*age);
+        leb128::push(&mut out, words.len() as u64);
+        out.extend_from_slice(words);
+    }
+    let checksum = blake3::hash(&out);
+    out.extend_from_slice(checksum.as_bytes());
+    out
+}
+
+/// Replaces the file at `path` with `bytes`: written beside it, then renamed over it, so
+/// a reader sees the old file or the new one, whole.
+pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(temp_name());
+    let written = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hash(i: u8) -> [u8; 32] {
+        *blake3::hash(&[i]).as_bytes()
+    }
+
+    fn words(i: u8) -> NewWords {
+        let word = "abc".repeat(usize::from(i) + 1);
+        NewWords::new(hash(i), &Terms::of_text(&format!("{word} shared")))
+    }
+
+    #[test]
+    fn words_come_back_by_hash() {
+        let file = WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)]));
+        let file = file.unwrap();
+        assert_eq!(file.get(&hash(1)), Some(words(1).terms()));
+        assert_eq!(file.get(&hash(2)), Some(words(2).terms()));
+        assert_eq!(file.get(&hash(3)), None);
+        assert_ne!(file.get(&hash(1)), file.get(&hash(2)));
+    }
+
+    #[test]
+    fn any_damage_is_found() {
+        let bytes = WordFile::default().successor(&[], &[words(1), words(2)]);
+        for at in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(WordFile::parse(bad).is_none(), "byte {at} flipped");
+        }
+        for len in 0..bytes.len() {
+            assert!(
+                WordFile::parse(bytes[..len].to_vec()).is_none(),
+                "cut at {len}"
+            );
+        }
+    }
+
+    /// The module's bound: unused words age and go, and never outnumber the used ones.
+    #[test]
+    fn unused_words_are_bounded() {
+        let mut file = WordFile::parse(
+            WordFile::default().successor(&[], &(0..10).map(words).collect::<Vec<_>>()),
+        )
+        .unwrap();
+        // Each scan uses two contents, one of them new: the other eight age.
+        for round in 0..MAX_AGE + 1 {
+            let used = [hash(100 + round)];
+            let next = file.successor(&used, &[words(100 + round + 1)]);
+            file = WordFile::parse(next).unwrap();
+            assert!(file.len() <= 2 * 2, "round {round}: {}", file.len());
+        }
+        let mut file = WordFile::parse(
+            WordFile::default().successor(&[], &(0..4).map(words).collect::<Vec<_>>()),
+        )
+        .unwrap();
+        for round in 0..MAX_AGE {
+            file = WordFile::parse(file.successor(&[], &(10..14).map(words).collect::<Vec<_>>()))
+                .unwrap();
+            assert_eq!(file.get(&hash(0)).is_some(), round + 1 < MAX_AGE, "{round}");
+        }
+    }
+
+    #[test]
+    fn used_words_stay_and_new_words_replace_nothing_else() {
+        let first = WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)]));
+        let first = first.unwrap();
+        let second = WordFile::parse(first.successor(&[hash(1)], &[words(3)])).unwrap();
+        assert_eq!(second.len(), 3, "one unused entry fits beside two used");
+        assert_eq!(second.get(&hash(1)), Some(words(1).terms()));
+        assert_eq!(second.get(&hash(3)), Some(words(3).terms()));
+    }
+}
