@@ -211,7 +211,8 @@ impl Default for RankParams {
     }
 }
 
-/// Where an entry of the ranked list comes from. Variants are in list order.
+/// Where an entry of the ranked list comes from. Variants are in list order, but for
+/// [`Stage::Matched`], which is interleaved with stage 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Stage {
     /// An anchor file's entries, moved to the front (behaviour.md §7.1b): the file of every
@@ -229,6 +230,11 @@ pub enum Stage {
     Important,
     /// Stage 1: a definition tag, by the rank of its (file, identifier) (behaviour.md §7.5 step 2).
     Definition,
+    /// Stage 1, the default profile's fusion only ([`Relevance::fusion_k`]): a file without
+    /// definition entries that the fused orders place (its text matches the message, or
+    /// it changes with the chat files), bare, among the definitions where its fused score
+    /// falls (behaviour.md §7.5.10): the tags say nothing of it, its words do.
+    Matched,
     /// Stage 2: a graph file without definition entries, by PageRank (behaviour.md §7.5 step 4).
     /// Chat files are listed here too, as in Aider; the renderer skips them.
     GraphFile,
@@ -245,18 +251,20 @@ impl Stage {
     pub fn number(self) -> u8 {
         match self {
             Stage::Anchor | Stage::Important => 0,
-            Stage::Definition => 1,
+            Stage::Definition | Stage::Matched => 1,
             Stage::GraphFile => 2,
             Stage::OtherFile => 3,
         }
     }
 
-    /// A short name: `anchor`, `important`, `definition`, `graph_file`, `other_file`.
+    /// A short name: `anchor`, `important`, `definition`, `matched_file`, `graph_file`,
+    /// `other_file`.
     pub fn as_str(self) -> &'static str {
         match self {
             Stage::Anchor => "anchor",
             Stage::Important => "important",
             Stage::Definition => "definition",
+            Stage::Matched => "matched_file",
             Stage::GraphFile => "graph_file",
             Stage::OtherFile => "other_file",
         }

@@ -70,7 +70,7 @@ fn rank_prepared<'a>(
             |o| Cow::Borrowed(&o.files[..]),
         );
         def_ranks = spread_ranks(&prep.graph, &prep.index, &ranks);
-        reweigh_definitions(&mut def_ranks, request, &prep, relevance(config));
+        let fused = reweigh_definitions(&mut def_ranks, request, &prep, relevance(config));
         // Nothing may come ahead of the definitions for the head to be the list's; the
         // head counts only definitions stage 1 lists (chat files' are left out).
         let listed = |d: &DefRank| !prep.chat[d.file as usize];
@@ -87,6 +87,9 @@ fn rank_prepared<'a>(
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
         complete = head.is_none();
+        if let Some(fused) = fused {
+            list.place_matched_files(files, &fused, &prep.chat, complete);
+        }
         if complete {
             list.list_graph_files(&prep.graph, &nodes, &ranks, &file_ord);
             list.list_other_files(&request.other_rel_fnames, &file_ranks);
@@ -287,13 +290,14 @@ fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
 }
 
 /// [`Relevance`]'s definition factors: the lexical boost, and auxiliary files (tests,
-/// docs, examples) not mentioned down-weighted.
+/// docs, examples) not mentioned down-weighted. When files are ordered by fusion, returns
+/// the fused score of each file without definitions ([`fuse_by_place`]).
 fn reweigh_definitions(
     def_ranks: &mut [DefRank],
     request: &RankRequest<'_>,
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
-) {
+) -> Option<Vec<f64>> {
     // One score per file, or none read.
     let co_change = relevance.co_change_weight > 0.0 && request.co_change.len() == prep.files.len();
     let fused = relevance.fusion_k > 0.0 && (!prep.lexical.is_empty() || co_change);
@@ -302,7 +306,7 @@ fn reweigh_definitions(
     spread_within_files(def_ranks, prep.files.len(), breadth);
     if prep.lexical.is_empty() && !fused && prep.callers.is_empty() && relevance.test_factor == 1.0
     {
-        return;
+        return None;
     }
     let aux: Vec<f64> = prep
         .files
@@ -340,8 +344,14 @@ fn reweigh_definitions(
         if co_change {
             orders.push((down(&request.co_change), relevance.co_change_weight));
         }
-        fuse_by_place(def_ranks, prep.files.len(), &orders, relevance);
+        return Some(fuse_by_place(
+            def_ranks,
+            prep.files.len(),
+            &orders,
+            relevance,
+        ));
     }
+    None
 }
 
 /// [`Relevance::def_boost`]: each definition × `1 + boost × the query terms its name
@@ -370,16 +380,20 @@ fn boost_matching_definitions(
 /// their place by their best definition's rank and their place in each of `orders` (a
 /// score per file, each order with its weight; an empty one is left out); each file's definitions keep their
 /// order within it, their ratios to its best raised to [`Relevance::fused_within`].
+/// Returns the fused score of each file without definitions (from `orders` alone; 0 for
+/// the files with definitions).
 fn fuse_by_place(
     def_ranks: &mut [DefRank],
     files: usize,
     orders: &[(Vec<f64>, f64)],
     relevance: Relevance,
-) {
+) -> Vec<f64> {
     let mut top = vec![0.0f64; files];
+    let mut defines = vec![false; files];
     for d in def_ranks.iter() {
         let t = &mut top[d.file as usize];
         *t = t.max(d.rank);
+        defines[d.file as usize] = true;
     }
     let k = relevance.fusion_k;
     let mut fused = vec![0.0f64; files];
@@ -399,6 +413,10 @@ fn fuse_by_place(
             d.rank = fused[f] * (d.rank / top[f]).powf(within);
         }
     }
+    for (score, _) in fused.iter_mut().zip(defines).filter(|(_, d)| *d) {
+        *score = 0.0;
+    }
+    fused
 }
 
 /// Each file's 1-based place in the order of `score`, highest first (ties by file); `None`

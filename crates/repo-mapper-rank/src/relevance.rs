@@ -95,7 +95,7 @@ impl Relevance {
     /// What measured best on `cargo xtask relevance` (`docs/relevance.md`).
     pub const MEASURED: Relevance = Relevance {
         lexical_boost: 20.0,
-        path_weight: 2.0,
+        path_weight: 5.0,
         test_factor: 0.25,
         important_first: false,
         caller_boost: 10.0,

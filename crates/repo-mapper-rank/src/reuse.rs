@@ -139,7 +139,7 @@ impl RankIndex {
 mod tests {
     use super::*;
     use crate::test_support::{def, refr};
-    use crate::{RankConfig, RankRequest, Ranking, Relevance, rank, rank_with};
+    use crate::{RankConfig, RankRequest, Ranking, Relevance, Stage, rank, rank_with};
 
     /// 40 files, each defining a few of 60 names and referring to others (a fixed LCG),
     /// names shared by many files, some defined twice, one file listed twice.
@@ -174,7 +174,17 @@ mod tests {
                 }
                 Arc::new(CountedTags::from_tags(t))
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // Files that define nothing: the measured ranking lists those its message
+        // matches bare among the definitions (`Stage::Matched`).
+        let mut names = names;
+        let mut tags = tags;
+        for i in 0..4 {
+            let f = format!("{}/only_refs{i}.py", dirs[i % 3]);
+            let t = (1..=6).map(|line| refr(&f, line, &format!("name_{}", next(60))));
+            tags.push(Arc::new(CountedTags::from_tags(t.collect())));
+            names.push(f);
+        }
         (names, tags)
     }
 
@@ -266,6 +276,19 @@ mod tests {
             request.query = vec!["redirect", "name"];
             let whole = rank(&request, &config);
             assert!(whole.complete);
+            // The measured ranking lists the files that define nothing but match the
+            // message among the definitions; the SPEC's, after them.
+            let stage_at = |stage| whole.entries.iter().position(|e| e.stage == stage);
+            let last_def = whole
+                .entries
+                .iter()
+                .rposition(|e| e.stage == Stage::Definition);
+            let matched = stage_at(Stage::Matched);
+            assert_eq!(
+                matched.is_some_and(|m| Some(m) < last_def),
+                relevance == Relevance::MEASURED,
+                "{matched:?} {last_def:?}"
+            );
             // Stage 1 lists the definitions outside the chat files: the head counts those.
             let chat: Vec<&str> = files
                 .iter()

@@ -26,6 +26,8 @@ pub(crate) struct RankedList<'a> {
     pub entries: Vec<RankedEntry<'a>>,
     /// Per file: whether stage 1 lists its definitions (Aider's `fnames_already_included`).
     included: Vec<bool>,
+    /// Per file: whether it is listed bare in stage 1 ([`Stage::Matched`]).
+    matched: Vec<bool>,
 }
 
 fn bare<'a>(stage: Stage, rel_fname: &'a str, rank: Option<f64>) -> RankedEntry<'a> {
@@ -40,6 +42,7 @@ impl<'a> RankedList<'a> {
         RankedList {
             entries: Vec::new(),
             included: vec![false; files],
+            matched: vec![false; files],
         }
     }
 
@@ -75,6 +78,58 @@ impl<'a> RankedList<'a> {
         }
     }
 
+    /// [`Stage::Matched`] (§7.5.10): each file with a `fused` score (files without
+    /// definitions have one; chat files left out), bare, before the first definition ranked below its
+    /// score (ties: by name). When the list is only the head of the whole (`complete`
+    /// false), a file that would come after its last entry is left out: the whole list
+    /// has it there.
+    pub(crate) fn place_matched_files(
+        &mut self,
+        files: &[FileTags<'a>],
+        fused: &[f64],
+        chat: &[bool],
+        complete: bool,
+    ) {
+        let last = self
+            .entries
+            .last()
+            .map_or(f64::INFINITY, |e| e.rank().unwrap_or(0.0));
+        let mut matched: Vec<usize> = (0..files.len())
+            .filter(|&f| fused[f] > 0.0 && !chat[f])
+            .filter(|&f| complete || fused[f] > last)
+            .collect();
+        if matched.is_empty() {
+            return;
+        }
+        matched.sort_by(|&a, &b| {
+            fused[b]
+                .total_cmp(&fused[a])
+                .then_with(|| files[a].rel_fname.cmp(files[b].rel_fname))
+        });
+        let mut merged = Vec::with_capacity(self.entries.len() + matched.len());
+        let mut pending = matched.into_iter().peekable();
+        for entry in std::mem::take(&mut self.entries) {
+            while let Some(f) = pending.next_if(|&f| fused[f] > entry.rank().unwrap_or(0.0)) {
+                merged.push(self.matched_entry(files, fused, f));
+            }
+            merged.push(entry);
+        }
+        for f in pending {
+            merged.push(self.matched_entry(files, fused, f));
+        }
+        self.entries = merged;
+    }
+
+    fn matched_entry(
+        &mut self,
+        files: &[FileTags<'a>],
+        fused: &[f64],
+        f: usize,
+    ) -> RankedEntry<'a> {
+        self.matched[f] = true;
+        bare(Stage::Matched, files[f].rel_fname, Some(fused[f]))
+    }
+
     /// Stage 2 (§7.5 step 4): graph nodes by PageRank (ties: name descending), unless
     /// stage 1 lists them. `file_ord` is each file's position in name order.
     pub(crate) fn list_graph_files(
@@ -92,7 +147,8 @@ impl<'a> RankedList<'a> {
             })
         });
         for u in order {
-            if !self.included[graph.nodes[u] as usize] {
+            let f = graph.nodes[u] as usize;
+            if !self.included[f] && !self.matched[f] {
                 self.entries
                     .push(bare(Stage::GraphFile, nodes[u], Some(ranks[u])));
             }

@@ -674,6 +674,58 @@ fn the_message_words_lift_the_files_whose_path_or_names_match() {
     );
 }
 
+/// Issue 24 (D12, behaviour.md §7.5.10): a file the tags say nothing of (no definitions)
+/// whose path matches the message is listed bare among the definitions, where its fused
+/// score falls, in the measured ranking only; the others leave it to stage 2.
+#[test]
+fn a_matching_file_without_definitions_is_listed_where_it_matches() {
+    let mut repo = lookalikes();
+    repo.files.push((
+        "src/invoice_rounding.py".to_owned(),
+        false,
+        vec![tag("src/invoice_rounding.py", 1, "Cache", TagKind::Ref)],
+    ));
+    let terms = query_terms("Invoice lines are rounded twice");
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    let measured = rank(&req, &only(|r| *r = Relevance::MEASURED));
+    let stage_of = |ranking: &Ranking<'_>| {
+        let e = ranking
+            .entries
+            .iter()
+            .position(|e| e.rel_fname() == "src/invoice_rounding.py")
+            .expect("listed");
+        (e, ranking.entries[e].stage)
+    };
+    let (at, stage) = stage_of(&measured);
+    assert_eq!(stage, Stage::Matched);
+    let last_def = measured
+        .entries
+        .iter()
+        .rposition(|e| e.stage == Stage::Definition)
+        .unwrap();
+    assert!(at < last_def, "{:?}", listed(&measured));
+    assert_eq!(
+        measured
+            .entries
+            .iter()
+            .filter(|e| e.rel_fname() == "src/invoice_rounding.py")
+            .count(),
+        1
+    );
+    assert_eq!(
+        stage_of(&rank(&req, &RankConfig::default())).1,
+        Stage::GraphFile
+    );
+    // Without a message nothing is fused: stage 2 as in the SPEC.
+    let mut plain = repo.request();
+    plain.query.clear();
+    assert_eq!(
+        stage_of(&rank(&plain, &only(|r| *r = Relevance::MEASURED))).1,
+        Stage::GraphFile
+    );
+}
+
 #[test]
 fn files_that_changed_with_the_chat_files_rise_in_the_fused_order() {
     let repo = lookalikes();
