@@ -49,7 +49,8 @@ struct Slot {
     age: u8,
 }
 
-/// The words of one content to add to a [`WordFile`].
+/// The code words of one file content, found by a scan, for a store to keep
+/// ([`TagStore::keep_words`](crate::TagStore::keep_words)).
 #[derive(Debug, Clone)]
 pub struct NewWords {
     hash: [u8; 32],
