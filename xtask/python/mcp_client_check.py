@@ -5,7 +5,8 @@
 Starts the server as an agent would (stdio), lists the tools, calls both, and checks that
 `repo_map`'s map equals the CLI's for the same request, that a second call with another
 chat file answers too, that `search_identifiers` finds the definition, and that bad input
-is a one-line tool error. Prints one line per check; exits 1 on the first failure.
+is a one-line tool error; each tool declares its output schema and read-only hints, and
+answers with structured content that the SDK validates against that schema (issue 27). Prints one line per check; exits 1 on the first failure.
 """
 
 import asyncio
@@ -47,6 +48,11 @@ async def main(binary, root):
             props = tools["repo_map"].input_schema["properties"]
             check({"project_root", "chat_files", "token_limit", "message"} <= set(props),
                   "repo_map takes RepoMapper's parameters and ours")
+            for tool in tools.values():
+                hints = tool.annotations
+                check(tool.output_schema is not None and hints is not None
+                      and hints.read_only_hint is True and hints.open_world_hint is False,
+                      f"{tool.name} declares its output schema and read-only hints")
 
             for chat in ["app/services/checkout.py", "web/routes.py"]:
                 args = {"project_root": root, "chat_files": [chat], "token_limit": 1024}
@@ -54,6 +60,8 @@ async def main(binary, root):
                 answer = json.loads(text)
                 check(not result.is_error and answer["map"] == cli_map(binary, root, ["-c", chat]),
                       f"repo_map with chat file {chat} equals the CLI's map")
+                check(result.structured_content == answer,
+                      "repo_map's structured content (validated by the SDK) is its text")
 
             message = "Why does place_order fail in checkout.py?"
             args = {"project_root": root, "message": message, "token_limit": 1024}
@@ -66,6 +74,8 @@ async def main(binary, root):
 
             args = {"project_root": root, "query": "place_order"}
             result, text = await call(session, "search_identifiers", args)
+            check(result.structured_content == json.loads(text),
+                  "search_identifiers' structured content (validated by the SDK) is its text")
             found = json.loads(text)["results"]
             check(found and found[0]["kind"] == "definition"
                   and found[0]["file"] == "app/services/checkout.py",

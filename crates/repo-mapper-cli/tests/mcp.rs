@@ -106,6 +106,71 @@ async fn lists_both_tools_with_repomapper_parameters() {
     client.cancel().await.unwrap();
 }
 
+/// Issue 27: each tool declares what it answers (`outputSchema`) and that it only reads
+/// a closed world (annotations), in a `tools/list` that is the same on every start; each
+/// answer is structured content, its text the same JSON; a tool error has no structure.
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_declare_their_output_and_answer_with_structured_content() {
+    let client = client(&[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["repo_map", "search_identifiers"]);
+    for tool in &tools {
+        let hints = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
+        assert_eq!(hints.destructive_hint, Some(false), "{}", tool.name);
+        assert_eq!(hints.idempotent_hint, Some(true), "{}", tool.name);
+        assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
+        let schema = tool.output_schema.as_ref().expect("outputSchema");
+        assert_eq!(schema["type"], "object", "{}", tool.name);
+    }
+    let again = client_listing().await;
+    assert_eq!(serde_json::to_value(&tools).unwrap(), again);
+
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let calls = [
+        ("repo_map", json!({"project_root": root})),
+        (
+            "search_identifiers",
+            json!({"project_root": root, "query": "place_order"}),
+        ),
+    ];
+    for (name, args) in calls {
+        let result = call(&client, name, args).await;
+        let structured = result.structured_content.clone().expect(name);
+        assert_eq!(
+            structured,
+            json_of(&result),
+            "{name}: the text is the same JSON"
+        );
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        let schema = tool.output_schema.as_ref().unwrap();
+        let properties = schema["properties"].as_object().unwrap();
+        let answer = structured.as_object().unwrap();
+        assert_eq!(
+            properties.keys().collect::<Vec<_>>(),
+            answer.keys().collect::<Vec<_>>(),
+            "{name}: the answer has the schema's fields, and only those"
+        );
+        for required in schema["required"].as_array().unwrap() {
+            assert!(answer.contains_key(required.as_str().unwrap()), "{name}");
+        }
+    }
+    let bad = call(&client, "repo_map", json!({"project_root": "relative"})).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(bad.structured_content.is_none());
+    client.cancel().await.unwrap();
+}
+
+/// `tools/list` of a freshly started server, as JSON.
+async fn client_listing() -> Value {
+    let client = client(&[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    client.cancel().await.unwrap();
+    serde_json::to_value(&tools).unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn repo_map_equals_the_cli_and_stays_warm() {
     let r = repo();

@@ -1,12 +1,14 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod output;
 mod params;
 mod server;
 mod sessions;
 mod tools;
 mod transport;
 
+pub use output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult};
 pub use params::{RepoMapParams, SearchParams};
 pub use server::{RepoMapServer, ServerOptions};
 pub use tools::{DEFAULT_TOKEN_LIMIT, ToolError};

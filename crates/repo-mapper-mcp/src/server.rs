@@ -4,12 +4,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::Value;
 
+use crate::output::{RepoMapOutput, SearchOutput};
 use crate::params::{RepoMapParams, SearchParams};
 use crate::sessions::Sessions;
 use crate::tools::{ToolError, Tools};
@@ -78,7 +80,15 @@ impl RepoMapServer {
         description = "A map of the repository for an LLM: the most relevant definitions, \
 ranked by PageRank over the references between files (Aider's repo map), with their \
 enclosing scopes, within token_limit tokens. Pass the files being edited as chat_files and \
-the user's message as message to steer it. Returns JSON: map, report, error."
+the user's message as message to steer it. Returns JSON: map, report, error.",
+        output_schema = schema_for_output::<RepoMapOutput>(),
+        annotations(
+            title = "Repository map",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn repo_map(
         &self,
@@ -92,7 +102,15 @@ the user's message as message to steer it. Returns JSON: map, report, error."
         name = "search_identifiers",
         description = "Where identifiers whose name contains query (ignoring case) are \
 defined and used in the repository, with file, line and lines of context; exact matches \
-first, definitions before references. Returns JSON: query, count, results."
+first, definitions before references. Returns JSON: query, count, results.",
+        output_schema = schema_for_output::<SearchOutput>(),
+        annotations(
+            title = "Search identifiers",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn search_identifiers(
         &self,
@@ -103,15 +121,14 @@ first, definitions before references. Returns JSON: query, count, results."
     }
 }
 
-/// Runs `work` on tokio's blocking pool: a bad input is a tool error (one line), a
-/// panic in the work an internal error, never the end of the server.
+/// Runs `work` on tokio's blocking pool: the answer as structured content (and its JSON
+/// text), a bad input a tool error (one line), a panic in the work an internal error,
+/// never the end of the server.
 async fn blocking(
     work: impl FnOnce() -> Result<Value, ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     match tokio::task::spawn_blocking(work).await {
-        Ok(Ok(value)) => Ok(CallToolResult::success(vec![ContentBlock::text(
-            value.to_string(),
-        )])),
+        Ok(Ok(value)) => Ok(CallToolResult::structured(value)),
         Ok(Err(ToolError(line))) => Ok(CallToolResult::error(vec![ContentBlock::text(line)])),
         Err(e) => Err(ErrorData::internal_error(
             format!("the call failed: {e}"),

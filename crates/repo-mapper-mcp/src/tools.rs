@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, escape_control, parse_profile};
 use serde_json::{Value, json};
 
+use crate::output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult};
 use crate::params::{RepoMapParams, SearchParams};
 use crate::sessions::{Busy, Live, SessionKey, Sessions};
 
@@ -78,17 +79,25 @@ impl Tools {
             live.map.search_identifiers(&files, &query)
         });
         let hits = hits.or_else(|Busy(why)| fail(why))?;
-        let results: Vec<Value> = hits
-            .iter()
-            .map(|h| {
-                let kind = match h.kind {
-                    HitKind::Definition => "definition",
-                    HitKind::Reference => "reference",
-                };
-                json!({"file": escape_control(&h.file), "line": h.line, "name": h.name, "kind": kind, "context": h.context})
+        let results: Vec<SearchResult> = hits
+            .into_iter()
+            .map(|h| SearchResult {
+                file: escape_control(&h.file).into_owned(),
+                line: h.line,
+                name: h.name,
+                kind: match h.kind {
+                    HitKind::Definition => ResultKind::Definition,
+                    HitKind::Reference => ResultKind::Reference,
+                },
+                context: h.context,
             })
             .collect();
-        Ok(json!({"query": query.text, "count": results.len(), "results": results}))
+        let answer = SearchOutput {
+            query: query.text,
+            count: results.len(),
+            results,
+        };
+        Ok(to_value(&answer))
     }
 
     /// `project_root` checked: an existing directory, inside an allowed one.
@@ -147,15 +156,22 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
     map.set_budget(budget, p.max_context_window);
     let answer = map.answer(request, p.message.as_deref(), true);
     let mut report = answer.to_json(map.config());
-    let text = report.remove("map").filter(Value::is_string);
-    let error = report.remove("error").unwrap_or(Value::Null);
+    let map = match report.remove("map") {
+        Some(Value::String(map)) => map,
+        _ => String::new(),
+    };
+    let error = match report.remove("error") {
+        Some(Value::String(error)) => Some(error),
+        _ => None,
+    };
     report.insert("token_limit".into(), json!(budget));
-    // Moved into the envelope, not copied again.
-    let mut envelope = serde_json::Map::new();
-    envelope.insert("map".into(), text.unwrap_or_else(|| json!("")));
-    envelope.insert("report".into(), Value::Object(report));
-    envelope.insert("error".into(), error);
-    Ok(Value::Object(envelope))
+    Ok(to_value(&RepoMapOutput { map, report, error }))
+}
+
+/// An answer as JSON (serialising these types cannot fail: string keys, no floats that
+/// JSON lacks).
+fn to_value<T: serde::Serialize>(answer: &T) -> Value {
+    serde_json::to_value(answer).unwrap_or_default()
 }
 
 /// The map request of `p`: paths resolved against `root`, which they must lie in.

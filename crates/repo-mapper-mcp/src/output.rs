@@ -1,0 +1,56 @@
+//! What the tools answer, typed: each tool's `outputSchema` is generated from these, and
+//! its `structuredContent` is one of them serialised (the text content is the same JSON,
+//! for clients that read only text).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The `repo_map` tool's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct RepoMapOutput {
+    /// The map: ranked definitions with their enclosing scopes, within `token_limit`
+    /// tokens; empty when there is none.
+    pub map: String,
+    /// How the map was made: the ranked list (`entries`), the files it shows, the budget
+    /// (`token_limit`, `tokens`), the scan and the time of each step.
+    pub report: Map<String, Value>,
+    /// Why no map could be made, or null.
+    pub error: Option<String>,
+}
+
+/// The `search_identifiers` tool's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SearchOutput {
+    /// The query, as matched.
+    pub query: String,
+    /// How many results there are.
+    pub count: usize,
+    /// Exact matches first, definitions before references.
+    pub results: Vec<SearchResult>,
+}
+
+/// One place an identifier is defined or used.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SearchResult {
+    /// The file, relative to the root (control characters escaped).
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The identifier.
+    pub name: String,
+    /// `definition` or `reference`.
+    pub kind: ResultKind,
+    /// The lines around it, its own among them, joined with `\n`.
+    pub context: String,
+}
+
+/// Whether a [`SearchResult`] defines its name or uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ResultKind {
+    /// Where the name is defined.
+    Definition,
+    /// Where the name is used.
+    Reference,
+}
