@@ -163,6 +163,74 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
     client.cancel().await.unwrap();
 }
 
+/// Issue 27: a search answer never passes `max_tokens` (its JSON text counted), and its
+/// pages, followed by `next_cursor`, are the whole answer in order.
+#[tokio::test(flavor = "multi_thread")]
+async fn search_answers_are_capped_and_go_on_by_cursor() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let search = |extra: Value| {
+        let mut args = json!({"project_root": root, "query": "o", "context_lines": 3});
+        args.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        args
+    };
+    let whole = json_of(
+        &call(
+            &client,
+            "search_identifiers",
+            search(json!({"max_results": 1000})),
+        )
+        .await,
+    );
+    let all = whole["results"].as_array().unwrap().clone();
+    assert!(all.len() > 6, "{}", all.len());
+    assert_eq!(whole["next_cursor"], Value::Null);
+    let tokenizer = repo_mapper::Tokenizer::default();
+    for (page_args, cap) in [
+        (json!({"max_results": 4}), None),
+        (json!({"max_results": 1000, "max_tokens": 300}), Some(300)),
+    ] {
+        let mut paged = Vec::new();
+        let mut cursor = Value::Null;
+        let mut pages = 0;
+        loop {
+            let mut args = page_args.clone();
+            if !cursor.is_null() {
+                args["cursor"] = cursor.clone();
+            }
+            let result = call(&client, "search_identifiers", search(args)).await;
+            if let Some(cap) = cap {
+                let tokens = tokenizer.count(text(&result));
+                assert!(tokens <= cap, "{tokens} tokens over {cap}");
+            }
+            let answer = json_of(&result);
+            let page = answer["results"].as_array().unwrap();
+            assert_eq!(answer["count"], page.len());
+            assert!(!page.is_empty());
+            paged.extend(page.iter().cloned());
+            pages += 1;
+            cursor = answer["next_cursor"].clone();
+            if cursor.is_null() {
+                break;
+            }
+        }
+        assert!(pages > 1, "{page_args}: {pages} page(s)");
+        assert_eq!(paged, all, "{page_args}");
+    }
+    let bad = call(
+        &client,
+        "search_identifiers",
+        search(json!({"cursor": "x9"})),
+    )
+    .await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text(&bad).contains("cursor"), "{}", text(&bad));
+    client.cancel().await.unwrap();
+}
+
 /// `tools/list` of a freshly started server, as JSON.
 async fn client_listing() -> Value {
     let client = client(&[]).await;

@@ -11,7 +11,7 @@ mod transport;
 pub use output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult};
 pub use params::{RepoMapParams, SearchParams};
 pub use server::{RepoMapServer, ServerOptions};
-pub use tools::{DEFAULT_TOKEN_LIMIT, ToolError};
+pub use tools::{DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_LIMIT, ToolError};
 
 /// Serves MCP on standard input and output until the client closes the connection.
 ///

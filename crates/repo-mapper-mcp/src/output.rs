@@ -24,10 +24,13 @@ pub struct RepoMapOutput {
 pub struct SearchOutput {
     /// The query, as matched.
     pub query: String,
-    /// How many results there are.
+    /// How many results this answer holds.
     pub count: usize,
     /// Exact matches first, definitions before references.
     pub results: Vec<SearchResult>,
+    /// Where the next page starts (pass it as `cursor`), when there are more results than
+    /// `max_results` or than `max_tokens` holds; null on the last page.
+    pub next_cursor: Option<String>,
 }
 
 /// One place an identifier is defined or used.

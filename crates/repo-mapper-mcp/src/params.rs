@@ -87,6 +87,14 @@ pub struct SearchParams {
     /// Whether references are results (default true).
     #[serde(default)]
     pub include_references: Option<bool>,
+    /// The answer's cap in tokens (cl100k), its JSON text counted (default 20,000, below
+    /// the 25,000 that common clients accept): results past it are left for the next page
+    /// (`next_cursor`).
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+    /// Go on from a previous answer to the same query: its `next_cursor`.
+    #[serde(default)]
+    pub cursor: Option<String>,
     /// Whether to wait while another call on this repository runs (default true); see
     /// [`RepoMapParams::wait`].
     #[serde(default)]

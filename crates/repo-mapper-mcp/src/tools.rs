@@ -29,6 +29,10 @@ fn fail<T>(message: impl Into<String>) -> Result<T, ToolError> {
 /// RepoMapper's default budget for `repo_map`.
 pub const DEFAULT_TOKEN_LIMIT: usize = 8192;
 
+/// The default cap, in tokens, of a `search_identifiers` answer: below the 25,000 tokens
+/// that common clients accept from a tool.
+pub const DEFAULT_MAX_TOKENS: usize = 20_000;
+
 /// The roots a server may serve and its live sessions.
 #[derive(Debug)]
 pub(crate) struct Tools {
@@ -64,7 +68,13 @@ impl Tools {
             return fail("query is empty");
         }
         let mut query = IdentifierQuery::new(p.query.trim());
-        query.max_results = p.max_results.unwrap_or(query.max_results);
+        let skip = match p.cursor.as_deref() {
+            None => 0,
+            Some(cursor) => parse_cursor(cursor)?,
+        };
+        let page = p.max_results.unwrap_or(query.max_results);
+        // One more than the page: whether a next page exists.
+        query.max_results = skip.saturating_add(page).saturating_add(1);
         query.context_lines = p.context_lines.unwrap_or(query.context_lines);
         query.definitions = p.include_definitions.unwrap_or(true);
         query.references = p.include_references.unwrap_or(true);
@@ -81,6 +91,7 @@ impl Tools {
         let hits = hits.or_else(|Busy(why)| fail(why))?;
         let results: Vec<SearchResult> = hits
             .into_iter()
+            .skip(skip)
             .map(|h| SearchResult {
                 file: escape_control(&h.file).into_owned(),
                 line: h.line,
@@ -92,12 +103,8 @@ impl Tools {
                 context: h.context,
             })
             .collect();
-        let answer = SearchOutput {
-            query: query.text,
-            count: results.len(),
-            results,
-        };
-        Ok(to_value(&answer))
+        let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        Ok(to_value(&page_of(query.text, results, skip, page, cap)))
     }
 
     /// `project_root` checked: an existing directory, inside an allowed one.
@@ -125,6 +132,81 @@ impl Tools {
             ));
         }
         Ok(root)
+    }
+}
+
+/// The answer to a search: the results from `skip` on (`results`, at most `page` + 1
+/// of them), as many as `page` and the cap of `max_tokens` (the answer's JSON text
+/// counted) allow, at least one, and where the next page starts if any are left.
+fn page_of(
+    query: String,
+    mut results: Vec<SearchResult>,
+    skip: usize,
+    page: usize,
+    max_tokens: usize,
+) -> SearchOutput {
+    let tokenizer = repo_mapper::Tokenizer::default();
+    let mut answer = SearchOutput {
+        query,
+        count: 0,
+        results: Vec::new(),
+        next_cursor: Some(cursor_at(usize::MAX)),
+    };
+    let mut used = tokenizer.count(&to_value(&answer).to_string());
+    let mut kept = 0;
+    for result in results.iter().take(page) {
+        // Each result's JSON, and the comma before it.
+        used += tokenizer.count(&to_value(result).to_string()) + 1;
+        if used > max_tokens && kept > 0 {
+            break;
+        }
+        kept += 1;
+    }
+    let total = results.len();
+    results.truncate(kept);
+    answer.results = results;
+    // The sum of the parts' counts is close to the whole's, not always equal: check the
+    // whole, and give back results (or the one result's context lines) until it fits.
+    loop {
+        answer.count = answer.results.len();
+        let more = total > answer.count;
+        answer.next_cursor = more.then(|| cursor_at(skip + answer.count));
+        if tokenizer.count(&to_value(&answer).to_string()) <= max_tokens
+            || !shrink(&mut answer.results)
+        {
+            return answer;
+        }
+    }
+}
+
+/// Makes `results` smaller: the last result goes, or the only one loses its context's
+/// last line; `false` when nothing is left to take.
+fn shrink(results: &mut Vec<SearchResult>) -> bool {
+    if results.len() > 1 {
+        results.pop();
+        return true;
+    }
+    let Some(only) = results.first_mut() else {
+        return false;
+    };
+    match only.context.rfind('\n') {
+        Some(at) => only.context.truncate(at),
+        None if !only.context.is_empty() => only.context.clear(),
+        None => return false,
+    }
+    true
+}
+
+/// The cursor of the page that starts at result `at`.
+fn cursor_at(at: usize) -> String {
+    format!("r{at}")
+}
+
+/// The result a cursor from [`cursor_at`] starts at.
+fn parse_cursor(cursor: &str) -> Result<usize, ToolError> {
+    match cursor.strip_prefix('r').and_then(|n| n.parse().ok()) {
+        Some(at) => Ok(at),
+        None => fail(format!("cursor {cursor:?} is not one this server gave")),
     }
 }
 
