@@ -42,7 +42,9 @@ async def main(binary, root):
     params = StdioServerParameters(command=binary, args=["mcp", "--root", root])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            await session.initialize()
+            init = await session.initialize()
+            check(init.protocol_version in {"2025-06-18", "2025-11-25"},
+                  f"the SDK and the server agree on protocol revision {init.protocol_version}")
             tools = {t.name: t for t in (await session.list_tools()).tools}
             check(set(tools) == {"repo_map", "search_identifiers"}, "both tools listed")
             props = tools["repo_map"].input_schema["properties"]

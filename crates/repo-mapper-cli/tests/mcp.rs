@@ -231,6 +231,53 @@ async fn search_answers_are_capped_and_go_on_by_cursor() {
     client.cancel().await.unwrap();
 }
 
+/// Issue 27: the server speaks every protocol revision rmcp knows that starts with
+/// `initialize` (2024-11-05 to 2025-11-25), not only the newest: a client of each gets
+/// its own revision, the tools and a map.
+#[tokio::test(flavor = "multi_thread")]
+async fn clients_of_earlier_protocol_revisions_are_served() {
+    use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let revisions = [
+        ProtocolVersion::V_2024_11_05,
+        ProtocolVersion::V_2025_03_26,
+        ProtocolVersion::V_2025_06_18,
+        ProtocolVersion::V_2025_11_25,
+    ];
+    for revision in revisions {
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("revision-check", "0"),
+        )
+        .with_protocol_version(revision.clone());
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
+        cmd.arg("mcp").env_remove("RUST_LOG");
+        let client = info
+            .serve(TokioChildProcess::new(cmd).unwrap())
+            .await
+            .unwrap_or_else(|e| panic!("{revision}: {e}"));
+        let server = client.peer_info().expect("the handshake's answer");
+        assert_eq!(server.protocol_version, revision);
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.len(), 2, "{revision}");
+        let args = json!({"project_root": root}).as_object().unwrap().clone();
+        let params = CallToolRequestParams::new("repo_map").with_arguments(args);
+        let result = client.call_tool(params).await.unwrap();
+        let answer = json_of(&result);
+        assert!(
+            answer["map"].as_str().unwrap().contains("place_order"),
+            "{revision}"
+        );
+        client.cancel().await.unwrap();
+    }
+    // rmcp's own client, as the other tests run it, speaks the newest revision.
+    let newest = client(&[]).await;
+    let server = newest.peer_info().expect("the handshake's answer");
+    assert_eq!(server.protocol_version, ProtocolVersion::LATEST_WITH_INITIALIZE);
+    newest.cancel().await.unwrap();
+}
+
 /// `tools/list` of a freshly started server, as JSON.
 async fn client_listing() -> Value {
     let client = client(&[]).await;
