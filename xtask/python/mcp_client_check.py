@@ -6,7 +6,8 @@ Starts the server as an agent would (stdio), lists the tools, calls both, and ch
 `repo_map`'s map equals the CLI's for the same request, that a second call with another
 chat file answers too, that `search_identifiers` finds the definition, and that bad input
 is a one-line tool error; each tool declares its output schema and read-only hints, and
-answers with structured content that the SDK validates against that schema (issue 27). Prints one line per check; exits 1 on the first failure.
+answers with structured content that the SDK validates against that schema, and a cold
+call reports its scan's progress (issue 27). Prints one line per check; exits 1 on the first failure.
 """
 
 import asyncio
@@ -56,9 +57,18 @@ async def main(binary, root):
                       and hints.read_only_hint is True and hints.open_world_hint is False,
                       f"{tool.name} declares its output schema and read-only hints")
 
+            heard = []
+
+            async def progress(done, total, message):
+                heard.append((done, total))
+
             for chat in ["app/services/checkout.py", "web/routes.py"]:
                 args = {"project_root": root, "chat_files": [chat], "token_limit": 1024}
-                result, text = await call(session, "repo_map", args)
+                result = await session.call_tool("repo_map", args, progress_callback=progress)
+                text = result.content[0].text
+                if chat == "app/services/checkout.py":
+                    check(heard and heard[-1][0] == heard[-1][1] and heard[-1][1] > 0,
+                          f"the cold call reports its scan's progress: {heard[-1:]}")
                 answer = json.loads(text)
                 check(not result.is_error and answer["map"] == cli_map(binary, root, ["-c", chat]),
                       f"repo_map with chat file {chat} equals the CLI's map")

@@ -274,8 +274,73 @@ async fn clients_of_earlier_protocol_revisions_are_served() {
     // rmcp's own client, as the other tests run it, speaks the newest revision.
     let newest = client(&[]).await;
     let server = newest.peer_info().expect("the handshake's answer");
-    assert_eq!(server.protocol_version, ProtocolVersion::LATEST_WITH_INITIALIZE);
+    assert_eq!(
+        server.protocol_version,
+        ProtocolVersion::LATEST_WITH_INITIALIZE
+    );
     newest.cancel().await.unwrap();
+}
+
+/// A client that keeps the progress notifications it is sent.
+#[derive(Clone, Default)]
+struct ProgressKeeper(std::sync::Arc<std::sync::Mutex<Vec<Heard>>>);
+
+/// A progress notification's progress and total.
+type Heard = (f64, Option<f64>);
+
+impl rmcp::ClientHandler for ProgressKeeper {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let mut heard = self.0.lock().unwrap();
+        heard.push((params.progress, params.total));
+    }
+}
+
+/// Issue 27: a call with a progress token hears of its cold scan, file count by file
+/// count, up to the whole, at most once a percent.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cold_scan_reports_its_progress_to_a_client_that_asks() {
+    let dir = large_repo(300);
+    let root = dir.path().to_str().unwrap();
+    let keeper = ProgressKeeper::default();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
+    cmd.arg("mcp").env_remove("RUST_LOG");
+    let client = keeper
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let args = json!({"project_root": root}).as_object().unwrap().clone();
+    // rmcp's client sends a progress token with every request.
+    let params = CallToolRequestParams::new("repo_map").with_arguments(args);
+    let answer = client.call_tool(params).await.unwrap();
+    assert_ne!(answer.is_error, Some(true), "{}", text(&answer));
+    // rmcp's client runs its handlers concurrently: the last may still be running, and
+    // two may see their notifications swapped.
+    let heard_all = || keeper.0.lock().unwrap().clone();
+    for _ in 0..100 {
+        if heard_all().iter().any(|h| h.0 == 300.0) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let mut heard = heard_all();
+    assert!(heard.len() >= 2, "{heard:?}");
+    assert!(heard.len() <= 102, "at most one a percent: {}", heard.len());
+    assert!(
+        heard.iter().all(|&(_, total)| total == Some(300.0)),
+        "{heard:?}"
+    );
+    heard.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(
+        heard.windows(2).all(|w| w[0].0 < w[1].0),
+        "each value new: {heard:?}"
+    );
+    assert_eq!(heard.last().unwrap().0, 300.0, "the whole");
+    client.cancel().await.unwrap();
 }
 
 /// `tools/list` of a freshly started server, as JSON.

@@ -7,13 +7,20 @@ use std::sync::Arc;
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use serde_json::Value;
+use tokio::sync::mpsc;
 
 use crate::output::{RepoMapOutput, SearchOutput};
 use crate::params::{RepoMapParams, SearchParams};
-use crate::sessions::Sessions;
+use crate::sessions::{Listener, Sessions};
 use crate::tools::{ToolError, Tools};
 
 /// How a [`RepoMapServer`] runs.
@@ -67,12 +74,12 @@ impl RepoMapServer {
     /// The `repo_map` tool, called directly: the map and its report as JSON, or the one
     /// line saying what was wrong with the input.
     pub fn repo_map_json(&self, params: &RepoMapParams) -> Result<Value, ToolError> {
-        self.tools.repo_map(params)
+        self.tools.repo_map(params, None)
     }
 
     /// The `search_identifiers` tool, called directly.
     pub fn search_identifiers_json(&self, params: &SearchParams) -> Result<Value, ToolError> {
-        self.tools.search_identifiers(params)
+        self.tools.search_identifiers(params, None)
     }
 
     #[tool(
@@ -93,9 +100,14 @@ the user's message as message to steer it. Returns JSON: map, report, error.",
     async fn repo_map(
         &self,
         Parameters(params): Parameters<RepoMapParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
-        blocking(move || tools.repo_map(&params)).await
+        let progress = Progress::of(&context);
+        let listener = progress.listener();
+        let answer = blocking(move || tools.repo_map(&params, listener)).await;
+        progress.sent().await;
+        answer
     }
 
     #[tool(
@@ -115,9 +127,79 @@ first, definitions before references. Returns JSON: query, count, results.",
     async fn search_identifiers(
         &self,
         Parameters(params): Parameters<SearchParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
-        blocking(move || tools.search_identifiers(&params)).await
+        let progress = Progress::of(&context);
+        let listener = progress.listener();
+        let answer = blocking(move || tools.search_identifiers(&params, listener)).await;
+        progress.sent().await;
+        answer
+    }
+}
+
+/// Progress notifications for a call whose client sent a progress token: the files its
+/// scan reads, at most one notification per percent, sent in order by a task of their
+/// own (the scan runs on other threads and must not wait for the client).
+struct Progress {
+    sender: Option<mpsc::UnboundedSender<(usize, usize)>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Progress {
+    /// Progress for the call of `context`: nothing unless it has a progress token.
+    fn of(context: &RequestContext<RoleServer>) -> Progress {
+        let Some(token) = context.meta.get_progress_token() else {
+            return Progress {
+                sender: None,
+                task: None,
+            };
+        };
+        let (sender, mut received) = mpsc::unbounded_channel::<(usize, usize)>();
+        let peer = context.peer.clone();
+        let task = tokio::spawn(async move {
+            let mut last = None;
+            while let Some((done, total)) = received.recv().await {
+                // Threads race to send: progress only ever goes up.
+                if last.is_some_and(|last| done <= last) {
+                    continue;
+                }
+                last = Some(done);
+                let note = ProgressNotificationParam::new(token.clone(), done as f64)
+                    .with_total(total as f64)
+                    .with_message(format!("parsed {done} of {total} files"));
+                // A client that has gone needs no progress.
+                let _ = peer.notify_progress(note).await;
+            }
+        });
+        Progress {
+            sender: Some(sender),
+            task: Some(task),
+        }
+    }
+
+    /// What the call's scan tells: each new percent of the files it reads.
+    fn listener(&self) -> Option<Listener> {
+        let sender = self.sender.clone()?;
+        // One more than the last percent sent (0: none yet).
+        let sent = AtomicUsize::new(0);
+        Some(Box::new(move |done, total| {
+            if total == 0 {
+                return;
+            }
+            let next = done.saturating_mul(100) / total + 1;
+            if sent.fetch_max(next, Ordering::Relaxed) < next {
+                let _ = sender.send((done, total));
+            }
+        }))
+    }
+
+    /// Waits until every notification is sent, so that all come before the answer.
+    async fn sent(mut self) {
+        drop(self.sender.take());
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
     }
 }
 

@@ -61,11 +61,31 @@ pub(crate) struct Slot {
     pool: Option<rayon::ThreadPool>,
 }
 
-/// Files the current call's tag scan has read, and has to read.
-#[derive(Debug, Default)]
+/// Told, as the current call's tag scan reads files, how many it has read and has to
+/// read (from any thread).
+pub(crate) type Listener = Box<dyn Fn(usize, usize) + Send + Sync>;
+
+/// Files the current call's tag scan has read, and has to read; who else is told.
+#[derive(Default)]
 struct Status {
     done: AtomicUsize,
     total: AtomicUsize,
+    listener: Mutex<Option<Listener>>,
+}
+
+impl std::fmt::Debug for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Status")
+            .field("done", &self.done)
+            .field("total", &self.total)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Status {
+    fn set_listener(&self, listener: Option<Listener>) {
+        *self.listener.lock().unwrap_or_else(|p| p.into_inner()) = listener;
+    }
 }
 
 /// A session is busy with another call, and the caller asked not to wait.
@@ -79,6 +99,10 @@ impl Slot {
         map.set_progress(move |p| {
             seen.total.store(p.total, Ordering::Relaxed);
             seen.done.store(p.done, Ordering::Relaxed);
+            let listener = seen.listener.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(listener) = listener.as_ref() {
+                listener(p.done, p.total);
+            }
         });
         let pool = rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("repo-mapper-session-{i}"))
@@ -90,10 +114,12 @@ impl Slot {
     }
 
     /// Runs `work` on the session (on its own threads), waiting for the call before it
-    /// unless `wait` is false: then a busy session answers [`Busy`] at once.
+    /// unless `wait` is false: then a busy session answers [`Busy`] at once. `listener`
+    /// is told of the files the work's scan reads, until it ends.
     pub(crate) fn run<R: Send>(
         &self,
         wait: bool,
+        listener: Option<Listener>,
         work: impl FnOnce(&mut Live) -> R + Send,
     ) -> Result<R, Busy> {
         let mut live = match self.live.try_lock() {
@@ -104,11 +130,14 @@ impl Slot {
         };
         self.status.total.store(0, Ordering::Relaxed);
         self.status.done.store(0, Ordering::Relaxed);
+        self.status.set_listener(listener);
         let live = &mut *live;
-        Ok(match &self.pool {
+        let answer = match &self.pool {
             Some(pool) => pool.install(|| work(live)),
             None => work(live),
-        })
+        };
+        self.status.set_listener(None);
+        Ok(answer)
     }
 
     /// What the call that holds the session is doing.

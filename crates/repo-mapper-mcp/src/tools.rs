@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult};
 use crate::params::{RepoMapParams, SearchParams};
-use crate::sessions::{Busy, Live, SessionKey, Sessions};
+use crate::sessions::{Busy, Listener, Live, SessionKey, Sessions};
 
 /// A call's input was wrong: one line for the caller (an MCP tool error).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,8 +42,13 @@ pub(crate) struct Tools {
 }
 
 impl Tools {
-    /// The `repo_map` tool: the map and a report, as JSON.
-    pub(crate) fn repo_map(&self, p: &RepoMapParams) -> Result<Value, ToolError> {
+    /// The `repo_map` tool: the map and a report, as JSON; `listener` is told of the
+    /// files its scan reads.
+    pub(crate) fn repo_map(
+        &self,
+        p: &RepoMapParams,
+        listener: Option<Listener>,
+    ) -> Result<Value, ToolError> {
         let root = self.root(&p.project_root)?;
         let profile = match &p.profile {
             Some(name) => parse_profile(name).or_else(|e| fail(e.to_string()))?,
@@ -57,12 +62,17 @@ impl Tools {
         let session = self.sessions.get(&key);
         let wait = p.wait.unwrap_or(true);
         session
-            .run(wait, |live| map_in(live, &root, p))
+            .run(wait, listener, |live| map_in(live, &root, p))
             .unwrap_or_else(|Busy(why)| fail(why))
     }
 
-    /// The `search_identifiers` tool: matching definitions and references, as JSON.
-    pub(crate) fn search_identifiers(&self, p: &SearchParams) -> Result<Value, ToolError> {
+    /// The `search_identifiers` tool: matching definitions and references, as JSON;
+    /// `listener` is told of the files its scan reads.
+    pub(crate) fn search_identifiers(
+        &self,
+        p: &SearchParams,
+        listener: Option<Listener>,
+    ) -> Result<Value, ToolError> {
         let root = self.root(&p.project_root)?;
         if p.query.trim().is_empty() {
             return fail("query is empty");
@@ -84,7 +94,7 @@ impl Tools {
             exclude_unranked: false,
         };
         let session = self.sessions.get(&key);
-        let hits = session.run(p.wait.unwrap_or(true), |live| {
+        let hits = session.run(p.wait.unwrap_or(true), listener, |live| {
             let files = live.files();
             live.map.search_identifiers(&files, &query)
         });
