@@ -379,3 +379,38 @@ fn issue_damage_never_escapes() {
         assert!(!store.is_damaged() && store.keys().is_empty());
     }
 }
+
+/// Issue 24: a word file that is a directory cannot be read or replaced: the scan reads
+/// the files' words from their text, gives the same words as a sound store, says once
+/// that the cache cannot be written, and never panics.
+#[test]
+fn a_word_file_that_is_a_directory_costs_reading_the_words_again() {
+    use repo_mapper_store::{ScanOptions, scan};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let file = root.join("a.py");
+    fs::write(
+        &file,
+        "# keeps the session cookie\ndef redirect():\n    pass\n",
+    )
+    .unwrap();
+    let files = vec![(file, "a.py".to_owned())];
+    let run = || {
+        let opened = open_store(&cache_of(root), &opts());
+        scan(&*opened.store, &files, &ScanOptions::default(), &|_| {})
+    };
+    let sound = run();
+    let words = store_dir(root).join("words");
+    fs::remove_file(&words).unwrap();
+    fs::create_dir_all(words.join("inside")).unwrap();
+    let (out, events) = logged(run);
+    assert_eq!(out.tags[0].terms, sound.tags[0].terms);
+    assert!(!out.tags[0].terms.is_empty());
+    let written: Vec<&str> = warnings(&events)
+        .into_iter()
+        .filter(|w| w.contains("cannot be written"))
+        .collect();
+    assert_eq!(written.len(), 1, "{events:?}");
+    assert!(!written[0].contains('\n'));
+    assert!(words.is_dir(), "a directory we did not make is left alone");
+}
