@@ -103,11 +103,7 @@ the user's message as message to steer it. Returns JSON: map, report, error.",
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
-        let progress = Progress::of(&context);
-        let listener = progress.listener();
-        let answer = blocking(move || tools.repo_map(&params, listener)).await;
-        progress.sent().await;
-        answer
+        with_progress(&context, move |listener| tools.repo_map(&params, listener)).await
     }
 
     #[tool(
@@ -130,12 +126,24 @@ first, definitions before references. Returns JSON: query, count, results.",
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
-        let progress = Progress::of(&context);
-        let listener = progress.listener();
-        let answer = blocking(move || tools.search_identifiers(&params, listener)).await;
-        progress.sent().await;
-        answer
+        with_progress(&context, move |listener| {
+            tools.search_identifiers(&params, listener)
+        })
+        .await
     }
+}
+
+/// Runs a tool's `work` ([`blocking`]) with the call's [`Progress`]: every notification
+/// is sent before the answer.
+async fn with_progress(
+    context: &RequestContext<RoleServer>,
+    work: impl FnOnce(Option<Listener>) -> Result<Value, ToolError> + Send + 'static,
+) -> Result<CallToolResult, ErrorData> {
+    let progress = Progress::of(context);
+    let listener = progress.listener();
+    let answer = blocking(move || work(listener)).await;
+    progress.sent().await;
+    answer
 }
 
 /// Progress notifications for a call whose client sent a progress token: the files its
