@@ -163,6 +163,35 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
     client.cancel().await.unwrap();
 }
 
+/// Issue 27: a `repo_map` answer never passes `max_tokens` (its JSON text counted): the
+/// map is made again within a smaller budget, which the report gives; a cap too small
+/// for any map is a one-line tool error.
+#[tokio::test(flavor = "multi_thread")]
+async fn repo_map_answers_stay_within_max_tokens() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let tokenizer = repo_mapper::Tokenizer::default();
+    let args = json!({"project_root": root, "token_limit": 4096});
+    let full = call(&client, "repo_map", args).await;
+    let full_tokens = tokenizer.count(text(&full));
+    let cap = full_tokens * 2 / 3;
+    let args = json!({"project_root": root, "token_limit": 4096, "max_tokens": cap});
+    let capped = call(&client, "repo_map", args).await;
+    assert!(
+        tokenizer.count(text(&capped)) <= cap,
+        "{full_tokens} → cap {cap}"
+    );
+    let answer = json_of(&capped);
+    assert!(!answer["map"].as_str().unwrap().is_empty());
+    assert!(answer["report"]["token_limit"].as_u64().unwrap() < 4096);
+    let args = json!({"project_root": root, "max_tokens": 20});
+    let tiny = call(&client, "repo_map", args).await;
+    assert_eq!(tiny.is_error, Some(true));
+    assert!(text(&tiny).contains("max_tokens") && !text(&tiny).contains('\n'));
+    client.cancel().await.unwrap();
+}
+
 /// Issue 27: a search answer never passes `max_tokens` (its JSON text counted), and its
 /// pages, followed by `next_cursor`, are the whole answer in order.
 #[tokio::test(flavor = "multi_thread")]

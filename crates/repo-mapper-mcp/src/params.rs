@@ -50,6 +50,11 @@ pub struct RepoMapParams {
     /// Anchors: `FILE:IDENT`, `FILE` or an identifier; the ranking starts from them.
     #[serde(default)]
     pub anchors: Option<Vec<String>>,
+    /// The answer's cap in tokens (cl100k), its JSON text counted (default 20,000, below
+    /// the 25,000 that common clients accept): a map whose answer would pass it is made
+    /// again within a smaller `token_limit` (the report says which).
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
     /// Whether to wait while another call on this repository runs (default true). With
     /// false, a busy repository answers at once with a tool error saying what it is
     /// doing, e.g. `scanning: 1200 of 6868 files`.

@@ -239,12 +239,43 @@ fn project(root: PathBuf, given: &str) -> Result<PathBuf, ToolError> {
 }
 
 /// The `repo_map` tool's work on its session: the request, then the facade's answer in
-/// the tool's envelope: `map` (empty without one), `report` (the rest, with
-/// `token_limit`) and `error`.
+/// the tool's envelope ([`map_within`]), within `max_tokens`.
 fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, ToolError> {
     let request = request(root, p, live)?;
-    let map = &mut live.map;
-    let budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+    let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    let mut budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+    let tokenizer = repo_mapper::Tokenizer::default();
+    // The answer's JSON holds more than the map (escapes, the report): when it passes
+    // the cap, the next budget is the map's size less what it was over, and a tenth more.
+    for _ in 0..4 {
+        let answer = map_within(&mut live.map, request.clone(), p, budget);
+        let tokens = tokenizer.count(&answer.to_string());
+        if tokens <= cap {
+            return Ok(answer);
+        }
+        let over = tokens - cap;
+        // The map's tokens (a float: Aider's estimate in its profile).
+        let used = answer["report"]["tokens"]
+            .as_f64()
+            .map_or(budget, |t| t.ceil() as usize);
+        budget = budget.min(used).saturating_sub(over + over / 10 + 1);
+        if budget == 0 {
+            break;
+        }
+    }
+    fail(format!(
+        "max_tokens {cap} cannot hold a map and its report; raise it"
+    ))
+}
+
+/// One map of `request` within `budget` tokens, in the tool's envelope: `map` (empty
+/// without one), `report` (the rest, with `token_limit`) and `error`.
+fn map_within(
+    map: &mut repo_mapper::RepoMap,
+    request: MapRequest,
+    p: &RepoMapParams,
+    budget: usize,
+) -> Value {
     map.set_budget(budget, p.max_context_window);
     let answer = map.answer(request, p.message.as_deref(), true);
     let mut report = answer.to_json(map.config());
@@ -257,7 +288,7 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
         _ => None,
     };
     report.insert("token_limit".into(), json!(budget));
-    Ok(to_value(&RepoMapOutput { map, report, error }))
+    to_value(&RepoMapOutput { map, report, error })
 }
 
 /// An answer as JSON (serialising these types cannot fail: string keys, no floats that
