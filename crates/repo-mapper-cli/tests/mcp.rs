@@ -249,6 +249,15 @@ async fn search_answers_are_capped_and_go_on_by_cursor() {
         assert!(pages > 1, "{page_args}: {pages} page(s)");
         assert_eq!(paged, all, "{page_args}");
     }
+    // A page of none is the last page; a cap that holds not one result is an error.
+    let args = search(json!({"max_results": 0}));
+    let none = json_of(&call(&client, "search_identifiers", args).await);
+    assert_eq!(none["count"], 0);
+    assert_eq!(none["next_cursor"], Value::Null);
+    let args = search(json!({"max_tokens": 5}));
+    let tiny = call(&client, "search_identifiers", args).await;
+    assert_eq!(tiny.is_error, Some(true));
+    assert!(text(&tiny).contains("max_tokens"), "{}", text(&tiny));
     let bad = call(
         &client,
         "search_identifiers",

@@ -131,13 +131,14 @@ impl Slot {
         self.status.total.store(0, Ordering::Relaxed);
         self.status.done.store(0, Ordering::Relaxed);
         self.status.set_listener(listener);
+        // Cleared however the work ends, a panic included: a listener left behind would
+        // keep its call's progress channel open, and the call waiting for it.
+        let _clear = ClearListener(&self.status);
         let live = &mut *live;
-        let answer = match &self.pool {
+        Ok(match &self.pool {
             Some(pool) => pool.install(|| work(live)),
             None => work(live),
-        };
-        self.status.set_listener(None);
-        Ok(answer)
+        })
     }
 
     /// What the call that holds the session is doing.
@@ -149,6 +150,15 @@ impl Slot {
         } else {
             "busy: another call on this repository is being answered".to_owned()
         })
+    }
+}
+
+/// Clears a session's listener when dropped.
+struct ClearListener<'a>(&'a Status);
+
+impl Drop for ClearListener<'_> {
+    fn drop(&mut self) {
+        self.0.set_listener(None);
     }
 }
 
@@ -230,5 +240,23 @@ mod tests {
         );
         sessions.get(&key("/c"));
         assert_eq!(sessions.roots(), [PathBuf::from("/a"), PathBuf::from("/c")]);
+    }
+
+    /// A call whose work panics leaves no listener behind: its progress channel closes,
+    /// so the call waiting for its notifications gets its (error) answer.
+    #[test]
+    fn a_panicking_call_leaves_no_listener_behind() {
+        let sessions = Sessions::new(1);
+        let session = sessions.get(&key("/nowhere"));
+        let (sender, receiver) = std::sync::mpsc::channel::<()>();
+        let listener: Listener = Box::new(move |_, _| {
+            let _ = sender.send(());
+        });
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            session.run(true, Some(listener), |_| panic!("the work fails"))
+        }));
+        assert!(ran.is_err());
+        let closed = receiver.recv_timeout(std::time::Duration::from_secs(5));
+        assert_eq!(closed, Err(std::sync::mpsc::RecvTimeoutError::Disconnected));
     }
 }

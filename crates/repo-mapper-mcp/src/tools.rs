@@ -114,7 +114,7 @@ impl Tools {
             })
             .collect();
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        Ok(to_value(&page_of(query.text, results, skip, page, cap)))
+        Ok(to_value(&page_of(query.text, results, skip, page, cap)?))
     }
 
     /// `project_root` checked: an existing directory, inside an allowed one.
@@ -147,14 +147,19 @@ impl Tools {
 
 /// The answer to a search: the results from `skip` on (`results`, at most `page` + 1
 /// of them), as many as `page` and the cap of `max_tokens` (the answer's JSON text
-/// counted) allow, at least one, and where the next page starts if any are left.
+/// counted) allow, and where the next page starts if any are left. A page of 0 is an
+/// empty last page; a cap that cannot hold one result (its context cut to nothing) is a
+/// tool error.
 fn page_of(
     query: String,
     mut results: Vec<SearchResult>,
     skip: usize,
     page: usize,
     max_tokens: usize,
-) -> SearchOutput {
+) -> Result<SearchOutput, ToolError> {
+    if page == 0 {
+        results.clear();
+    }
     let tokenizer = repo_mapper::Tokenizer::default();
     let mut answer = SearchOutput {
         query,
@@ -176,21 +181,25 @@ fn page_of(
     results.truncate(kept);
     answer.results = results;
     // The sum of the parts' counts is close to the whole's, not always equal: check the
-    // whole, and give back results (or the one result's context lines) until it fits.
+    // whole, and give back results (or half the one result's context) until it fits.
     loop {
         answer.count = answer.results.len();
         let more = total > answer.count;
         answer.next_cursor = more.then(|| cursor_at(skip + answer.count));
-        if tokenizer.count(&to_value(&answer).to_string()) <= max_tokens
-            || !shrink(&mut answer.results)
-        {
-            return answer;
+        if tokenizer.count(&to_value(&answer).to_string()) <= max_tokens {
+            return Ok(answer);
+        }
+        if !shrink(&mut answer.results) {
+            return fail(format!(
+                "max_tokens {max_tokens} cannot hold one result; raise it"
+            ));
         }
     }
 }
 
-/// Makes `results` smaller: the last result goes, or the only one loses its context's
-/// last line; `false` when nothing is left to take.
+/// Makes `results` smaller: the last result goes, or the only one loses the second half
+/// of its context's lines (so that a huge context takes few rounds); `false` when
+/// nothing is left to take.
 fn shrink(results: &mut Vec<SearchResult>) -> bool {
     if results.len() > 1 {
         results.pop();
@@ -199,11 +208,12 @@ fn shrink(results: &mut Vec<SearchResult>) -> bool {
     let Some(only) = results.first_mut() else {
         return false;
     };
-    match only.context.rfind('\n') {
-        Some(at) => only.context.truncate(at),
-        None if !only.context.is_empty() => only.context.clear(),
-        None => return false,
+    if only.context.is_empty() {
+        return false;
     }
+    let lines = only.context.lines().count();
+    let keep: Vec<&str> = only.context.lines().take(lines / 2).collect();
+    only.context = keep.join("\n");
     true
 }
 

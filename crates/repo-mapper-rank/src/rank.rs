@@ -87,7 +87,14 @@ fn rank_prepared<'a>(
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
         complete = head.is_none();
-        if let Some(fused) = fused {
+        if let Some(mut fused) = fused {
+            // A file given twice is ranked once, as its first copy.
+            let copies = duplicate_flags(files);
+            fused
+                .iter_mut()
+                .zip(copies)
+                .filter(|(_, c)| *c)
+                .for_each(|(s, _)| *s = 0.0);
             list.place_matched_files(files, &fused, &prep.chat, complete);
         }
         if complete {

@@ -28,6 +28,8 @@ pub(crate) struct RankedList<'a> {
     included: Vec<bool>,
     /// Per file: whether it is listed bare in stage 1 ([`Stage::Matched`]).
     matched: Vec<bool>,
+    /// The files listed bare in stage 1, by name (stage 3 lists names).
+    matched_names: HashSet<&'a str>,
 }
 
 fn bare<'a>(stage: Stage, rel_fname: &'a str, rank: Option<f64>) -> RankedEntry<'a> {
@@ -43,6 +45,7 @@ impl<'a> RankedList<'a> {
             entries: Vec::new(),
             included: vec![false; files],
             matched: vec![false; files],
+            matched_names: HashSet::new(),
         }
     }
 
@@ -127,6 +130,7 @@ impl<'a> RankedList<'a> {
         f: usize,
     ) -> RankedEntry<'a> {
         self.matched[f] = true;
+        self.matched_names.insert(files[f].rel_fname);
         bare(Stage::Matched, files[f].rel_fname, Some(fused[f]))
     }
 
@@ -155,7 +159,8 @@ impl<'a> RankedList<'a> {
         }
     }
 
-    /// Stage 3 (§7.5 step 5): other files never in the graph, sorted (Aider: set order).
+    /// Stage 3 (§7.5 step 5): other files never in the graph, sorted (Aider: set order);
+    /// none that stage 1 listed bare.
     pub(crate) fn list_other_files(
         &mut self,
         others: &[&'a str],
@@ -164,7 +169,7 @@ impl<'a> RankedList<'a> {
         let mut rest: Vec<&'a str> = others
             .iter()
             .copied()
-            .filter(|f| !file_ranks.contains_key(f))
+            .filter(|f| !file_ranks.contains_key(f) && !self.matched_names.contains(f))
             .collect();
         rest.par_sort_unstable();
         rest.dedup();

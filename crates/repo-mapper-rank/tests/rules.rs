@@ -685,6 +685,14 @@ fn a_matching_file_without_definitions_is_listed_where_it_matches() {
         false,
         vec![tag("src/invoice_rounding.py", 1, "Cache", TagKind::Ref)],
     ));
+    // Given twice: ranked once, as its first copy.
+    repo.files.push(repo.files.last().unwrap().clone());
+    // No definitions, no references to any: outside the graph, stage 3's but for D12.
+    repo.files.push((
+        "tools/invoice_lines.py".to_owned(),
+        false,
+        vec![tag("tools/invoice_lines.py", 1, "print", TagKind::Ref)],
+    ));
     let terms = query_terms("Invoice lines are rounded twice");
     let mut req = repo.request();
     req.query = terms.iter().map(String::as_str).collect();
@@ -717,6 +725,16 @@ fn a_matching_file_without_definitions_is_listed_where_it_matches() {
         stage_of(&rank(&req, &RankConfig::default())).1,
         Stage::GraphFile
     );
+    // Each file once, whether in the graph or not.
+    for f in ["src/invoice_rounding.py", "tools/invoice_lines.py"] {
+        let entries: Vec<Stage> = measured
+            .entries
+            .iter()
+            .filter(|e| e.rel_fname() == f)
+            .map(|e| e.stage)
+            .collect();
+        assert_eq!(entries, [Stage::Matched], "{f}");
+    }
     // Without a message nothing is fused: stage 2 as in the SPEC.
     let mut plain = repo.request();
     plain.query.clear();

@@ -153,10 +153,10 @@ impl WordLog {
     }
 
     /// Keeps the words in `store` if the scan found new ones (a scan that found none
-    /// leaves the store's word file as it is).
-    fn keep(self, store: &dyn TagStore) {
+    /// leaves the store's word file as it is); `whole`: the scan was of every file.
+    fn keep(self, store: &dyn TagStore, whole: bool) {
         if !self.new.is_empty() {
-            let _ = store.keep_words(&self.used, &self.new);
+            let _ = store.keep_words(&self.used, &self.new, whole);
         }
     }
 }
@@ -219,7 +219,8 @@ pub fn scan(
     }
     let wrote = writer.wrote();
     if writer.finish() {
-        words.keep(store);
+        // Only a scan of the whole list (the one that prunes) may drop others' words.
+        words.keep(store, opts.prune_under.is_some());
         match opts.prune_under {
             Some(root) => out.stats.pruned = prune_unless_clean(store, files, root),
             // Entries outside a pruned list may have been added: the next walk prunes.

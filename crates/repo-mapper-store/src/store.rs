@@ -50,8 +50,9 @@ pub trait TagStore: Send + Sync {
     /// dialect's, [`NewWords`]); `None` if none are kept or they cannot be read.
     fn words(&self, hash: &[u8; 32]) -> Option<Terms>;
     /// Keeps the code words of a scan's contents: the `new` ones, and those of `used` (by
-    /// hash, kept before). The words of other contents may be dropped; a store bounds them.
-    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()>;
+    /// hash, kept before). When the scan was of the `whole` file list, the words of other
+    /// contents may be dropped (a store bounds them); else they are kept.
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()>;
     /// Empties the store and leaves it usable: a damaged store on disk is deleted and
     /// created anew in the same place, and is no longer damaged. On error the store cannot
     /// be used any more (reads find nothing, writes fail): keep the tags in memory.
@@ -122,9 +123,9 @@ impl TagStore for MemoryStore {
             .get(hash)
     }
 
-    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
         let mut words = self.words.write().unwrap_or_else(PoisonError::into_inner);
-        *words = WordFile::parse(words.successor(used, new)).unwrap_or_default();
+        *words = WordFile::parse(words.successor(used, new, whole)).unwrap_or_default();
         Ok(())
     }
 
@@ -315,10 +316,10 @@ impl TagStore for SledStore {
         self.read_words().as_ref()?.get(hash)
     }
 
-    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
         let next = match self.read_words().as_ref() {
-            Some(words) => words.successor(used, new),
-            None => WordFile::default().successor(used, new),
+            Some(words) => words.successor(used, new, whole),
+            None => WordFile::default().successor(used, new, whole),
         };
         replace_file(&self.dir.join(WORDS_FILE), &next).map_err(|e| {
             let text = one_line(&format!(

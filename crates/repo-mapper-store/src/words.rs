@@ -5,23 +5,27 @@
 //! bytes and 17 bytes of key each.
 //!
 //! ```text
-//! file  = magic:"RMWORDS" version:u8 n:u32le entry{n} blake3-of-all-before:[u8;32]
+//! file  = magic:"RMWORDS" version:u8 terms:u64le n:u32le entry{n}
+//!         blake3-of-all-before:[u8;32]
 //! entry = hash:[u8;16] age:u8 len:varint words:[u8;len]   (ascending by hash)
 //! ```
 //!
 //! `hash` is the start of the content's BLAKE3 hash, `words` the [`codec::encode_terms`]
-//! form. `age` counts the rewrites since a scan last used the entry.
+//! form. `age` counts the rewrites since a scan last used the entry. `terms` is
+//! [`terms_fingerprint`]: a file made under another (other stop words, say) is not read.
 //!
-//! **Bound.** A rewrite keeps the words of the contents the scan used, and of others at
-//! most as many (the most recently used first, none older than [`MAX_AGE`] rewrites): the
-//! file holds at most twice the words of the last scan that wrote it. A scan that adds no
-//! words does not rewrite it.
+//! **Bound.** A rewrite after a scan of the whole file list keeps the words of the
+//! contents the scan used, and of others at most as many (the most recently used first,
+//! none older than [`MAX_AGE`] rewrites): the file then holds at most twice the words of
+//! that scan. A scan of some files only (a warm session's changed files) adds its words
+//! and drops none, so the file grows by the contents edited until the next whole scan. A
+//! scan that adds no words does not rewrite it.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::Path;
 
-use repo_mapper_tags::{Terms, leb128};
+use repo_mapper_tags::{Terms, leb128, terms_fingerprint};
 
 use crate::blobs::temp_name;
 use crate::codec;
@@ -92,6 +96,9 @@ impl WordFile {
         if !body.starts_with(MAGIC) || blake3::hash(body).as_bytes()[..] != checksum[..] {
             return None;
         }
+        if fingerprint_of(body)? != terms_fingerprint() {
+            return Some(WordFile::default());
+        }
         let index = parse_entries(body)?;
         Some(WordFile { bytes, index })
     }
@@ -119,8 +126,8 @@ impl WordFile {
     }
 
     /// The file that follows this one after a scan that used the words of `used` and
-    /// found `new` ones (see the module's bound).
-    pub(crate) fn successor(&self, used: &[[u8; 32]], new: &[NewWords]) -> Vec<u8> {
+    /// found `new` ones, of the whole file list or not (see the module's bound).
+    pub(crate) fn successor(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> Vec<u8> {
         let mut fresh: HashMap<Key, &[u8]> = HashMap::new();
         for n in new {
             fresh.insert(key_of(&n.hash), &n.encoded);
@@ -135,7 +142,17 @@ impl WordFile {
         }
         let mut entries: Vec<(Key, u8, &[u8])> =
             fresh.into_iter().map(|(k, words)| (k, 0, words)).collect();
-        entries.extend(self.kept_unused(&entries.iter().map(|e| e.0).collect(), entries.len()));
+        let used: HashSet<Key> = entries.iter().map(|e| e.0).collect();
+        if whole {
+            entries.extend(self.kept_unused(&used, entries.len()));
+        } else {
+            entries.extend(
+                self.index
+                    .iter()
+                    .filter(|(k, _)| !used.contains(*k))
+                    .map(|(k, slot)| (*k, slot.age, &self.bytes[slot.start..slot.end])),
+            );
+        }
         entries.sort_unstable_by_key(|e| e.0);
         encode_file(&entries)
     }
@@ -146,7 +163,7 @@ impl WordFile {
         let mut unused: Vec<(Key, u8, &[u8])> = self
             .index
             .iter()
-            .filter(|(k, slot)| !used.contains(*k) && slot.age + 1 < MAX_AGE)
+            .filter(|(k, slot)| !used.contains(*k) && slot.age.saturating_add(1) < MAX_AGE)
             .map(|(k, slot)| (*k, slot.age + 1, &self.bytes[slot.start..slot.end]))
             .collect();
         unused.sort_unstable_by_key(|e| (e.1, e.0));
@@ -155,9 +172,16 @@ impl WordFile {
     }
 }
 
+/// The [`terms_fingerprint`] a word file's `body` was made under; `None` if it is cut
+/// short.
+fn fingerprint_of(body: &[u8]) -> Option<u64> {
+    let at = MAGIC.len();
+    Some(u64::from_le_bytes(body.get(at..at + 8)?.try_into().ok()?))
+}
+
 /// The index of a word file's entries (`body` without the checksum); `None` if damaged.
 fn parse_entries(body: &[u8]) -> Option<HashMap<Key, Slot>> {
-    let count_at = MAGIC.len();
+    let count_at = MAGIC.len() + 8;
     let n = u32::from_le_bytes(body.get(count_at..count_at + 4)?.try_into().ok()?) as usize;
     // Every entry takes at least 18 bytes: never trust a count the data cannot hold.
     if n > body.len() / 18 {
@@ -168,6 +192,9 @@ fn parse_entries(body: &[u8]) -> Option<HashMap<Key, Slot>> {
     for _ in 0..n {
         let key: Key = rest.get(..16)?.try_into().ok()?;
         let age = *rest.get(16)?;
+        if age >= MAX_AGE {
+            return None;
+        }
         rest = &rest[17..];
         let len = usize::try_from(leb128::take(&mut rest)?).ok()?;
         let start = body.len() - rest.len();
@@ -187,6 +214,7 @@ fn encode_file(entries: &[(Key, u8, &[u8])]) -> Vec<u8> {
     let size: usize = entries.iter().map(|e| 20 + e.2.len()).sum();
     let mut out = Vec::with_capacity(MAGIC.len() + 4 + size + CHECKSUM_LEN);
     out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&terms_fingerprint().to_le_bytes());
     out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     for (key, age, words) in entries {
         out.extend_from_slice(key);
@@ -226,7 +254,7 @@ mod tests {
 
     #[test]
     fn words_come_back_by_hash() {
-        let file = WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)]));
+        let file = WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)], true));
         let file = file.unwrap();
         assert_eq!(file.get(&hash(1)), Some(words(1).terms()));
         assert_eq!(file.get(&hash(2)), Some(words(2).terms()));
@@ -236,7 +264,7 @@ mod tests {
 
     #[test]
     fn any_damage_is_found() {
-        let bytes = WordFile::default().successor(&[], &[words(1), words(2)]);
+        let bytes = WordFile::default().successor(&[], &[words(1), words(2)], true);
         for at in 0..bytes.len() {
             let mut bad = bytes.clone();
             bad[at] ^= 0x10;
@@ -253,35 +281,73 @@ mod tests {
     /// The module's bound: unused words age and go, and never outnumber the used ones.
     #[test]
     fn unused_words_are_bounded() {
-        let mut file = WordFile::parse(
-            WordFile::default().successor(&[], &(0..10).map(words).collect::<Vec<_>>()),
-        )
+        let mut file = WordFile::parse(WordFile::default().successor(
+            &[],
+            &(0..10).map(words).collect::<Vec<_>>(),
+            true,
+        ))
         .unwrap();
         // Each scan uses two contents, one of them new: the other eight age.
         for round in 0..MAX_AGE + 1 {
             let used = [hash(100 + round)];
-            let next = file.successor(&used, &[words(100 + round + 1)]);
+            let next = file.successor(&used, &[words(100 + round + 1)], true);
             file = WordFile::parse(next).unwrap();
             assert!(file.len() <= 2 * 2, "round {round}: {}", file.len());
         }
-        let mut file = WordFile::parse(
-            WordFile::default().successor(&[], &(0..4).map(words).collect::<Vec<_>>()),
-        )
+        let mut file = WordFile::parse(WordFile::default().successor(
+            &[],
+            &(0..4).map(words).collect::<Vec<_>>(),
+            true,
+        ))
         .unwrap();
         for round in 0..MAX_AGE {
-            file = WordFile::parse(file.successor(&[], &(10..14).map(words).collect::<Vec<_>>()))
-                .unwrap();
+            file = WordFile::parse(file.successor(
+                &[],
+                &(10..14).map(words).collect::<Vec<_>>(),
+                true,
+            ))
+            .unwrap();
             assert_eq!(file.get(&hash(0)).is_some(), round + 1 < MAX_AGE, "{round}");
         }
     }
 
     #[test]
     fn used_words_stay_and_new_words_replace_nothing_else() {
-        let first = WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)]));
+        let first =
+            WordFile::parse(WordFile::default().successor(&[], &[words(1), words(2)], true));
         let first = first.unwrap();
-        let second = WordFile::parse(first.successor(&[hash(1)], &[words(3)])).unwrap();
+        let second = WordFile::parse(first.successor(&[hash(1)], &[words(3)], true)).unwrap();
         assert_eq!(second.len(), 3, "one unused entry fits beside two used");
         assert_eq!(second.get(&hash(1)), Some(words(1).terms()));
         assert_eq!(second.get(&hash(3)), Some(words(3).terms()));
+    }
+
+    /// A scan of some files only (a warm session's edits) adds its words and drops none.
+    #[test]
+    fn a_partial_scan_keeps_every_word() {
+        let all: Vec<NewWords> = (0..10).map(words).collect();
+        let file = WordFile::parse(WordFile::default().successor(&[], &all, true)).unwrap();
+        let file = WordFile::parse(file.successor(&[], &[words(20)], false)).unwrap();
+        assert_eq!(file.len(), 11);
+        let whole = WordFile::parse(file.successor(&[], &[words(21)], true)).unwrap();
+        assert_eq!(whole.len(), 2, "a whole scan bounds them again");
+    }
+
+    /// Words made under other stop words (another fingerprint) are not read; an age no
+    /// writer gives is damage.
+    #[test]
+    fn another_fingerprint_or_age_is_not_read() {
+        let bytes = WordFile::default().successor(&[], &[words(1)], true);
+        let resealed = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut body = bytes[..bytes.len() - CHECKSUM_LEN].to_vec();
+            edit(&mut body);
+            let checksum = blake3::hash(&body);
+            body.extend_from_slice(checksum.as_bytes());
+            WordFile::parse(body)
+        };
+        let other = resealed(&|b| b[MAGIC.len()] ^= 1).expect("not damage");
+        assert_eq!(other.len(), 0);
+        let aged = resealed(&|b| b[MAGIC.len() + 8 + 4 + 16] = MAX_AGE);
+        assert!(aged.is_none());
     }
 }

@@ -121,6 +121,20 @@ fn is_stop_word_hashed(word: &str, hash: u32) -> bool {
         .any(|&(_, w)| w == word)
 }
 
+/// What decides a [`Terms`]' content besides the text: the hash, its bits, the stop words
+/// and how words are split (bumped by hand when that changes). A kept `Terms` made under
+/// another fingerprint is not read.
+pub fn terms_fingerprint() -> u64 {
+    const SPLITTING: u64 = 1;
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ SPLITTING ^ u64::from(TERM_HASH_BITS) << 8;
+    for word in STOP_WORDS {
+        for b in word.bytes().chain([0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
 /// The bits of a [`term_hash`]: 2²⁴ hashes, so that a file's sorted hashes are stored in
 /// about two bytes each, Rice coded (the Linux tree's million-odd distinct words share few of
 /// them; 20 bits measured the same on `cargo xtask relevance`, but would share many

@@ -42,8 +42,8 @@ impl TagStore for Damaged {
     fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
         self.inner.words(hash)
     }
-    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
-        self.inner.keep_words(used, new)
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
+        self.inner.keep_words(used, new, whole)
     }
     fn is_damaged(&self) -> bool {
         self.damaged.load(Ordering::Relaxed)

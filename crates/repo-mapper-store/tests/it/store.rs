@@ -440,8 +440,8 @@ impl TagStore for CountingKeys {
     fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
         self.inner.words(hash)
     }
-    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords]) -> io::Result<()> {
-        self.inner.keep_words(used, new)
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
+        self.inner.keep_words(used, new, whole)
     }
     fn reset(&self) -> io::Result<()> {
         self.inner.reset()
@@ -513,7 +513,7 @@ impl TagStore for FullDisk {
     fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
         self.0.words(hash)
     }
-    fn keep_words(&self, _: &[[u8; 32]], _: &[NewWords]) -> io::Result<()> {
+    fn keep_words(&self, _: &[[u8; 32]], _: &[NewWords], _: bool) -> io::Result<()> {
         Err(io::Error::new(
             io::ErrorKind::StorageFull,
             "no space left on device",
