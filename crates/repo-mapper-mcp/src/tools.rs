@@ -160,13 +160,24 @@ fn page_of(
     if page == 0 {
         results.clear();
     }
-    let tokenizer = repo_mapper::Tokenizer::default();
+    let total = results.len();
     let mut answer = SearchOutput {
         query,
         count: 0,
         results: Vec::new(),
         next_cursor: Some(cursor_at(usize::MAX)),
     };
+    let whole_page = page.min(total);
+    answer.count = whole_page;
+    answer.next_cursor = (total > whole_page).then(|| cursor_at(skip + whole_page));
+    answer.results = results;
+    answer.results.truncate(whole_page);
+    if fits(&to_value(&answer).to_string(), max_tokens) {
+        return Ok(answer);
+    }
+    let results = std::mem::take(&mut answer.results);
+    answer.next_cursor = Some(cursor_at(usize::MAX));
+    let tokenizer = repo_mapper::Tokenizer::default();
     let mut used = tokenizer.count(&to_value(&answer).to_string());
     let mut kept = 0;
     for result in results.iter().take(page) {
@@ -177,16 +188,15 @@ fn page_of(
         }
         kept += 1;
     }
-    let total = results.len();
-    results.truncate(kept);
     answer.results = results;
+    answer.results.truncate(kept);
     // The sum of the parts' counts is close to the whole's, not always equal: check the
     // whole, and give back results (or half the one result's context) until it fits.
     loop {
         answer.count = answer.results.len();
         let more = total > answer.count;
         answer.next_cursor = more.then(|| cursor_at(skip + answer.count));
-        if tokenizer.count(&to_value(&answer).to_string()) <= max_tokens {
+        if fits(&to_value(&answer).to_string(), max_tokens) {
             return Ok(answer);
         }
         if !shrink(&mut answer.results) {
@@ -215,6 +225,12 @@ fn shrink(results: &mut Vec<SearchResult>) -> bool {
     let keep: Vec<&str> = only.context.lines().take(lines / 2).collect();
     only.context = keep.join("\n");
     true
+}
+
+/// Whether `text` is at most `cap` tokens: counted only when it has more bytes than that
+/// (a token is at least one byte), so a small answer costs no count.
+fn fits(text: &str, cap: usize) -> bool {
+    text.len() <= cap || repo_mapper::Tokenizer::default().count(text) <= cap
 }
 
 /// The cursor of the page that starts at result `at`.
@@ -251,15 +267,20 @@ fn project(root: PathBuf, given: &str) -> Result<PathBuf, ToolError> {
 /// The `repo_map` tool's work on its session: the request, then the facade's answer in
 /// the tool's envelope ([`map_within`]), within `max_tokens`.
 fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, ToolError> {
-    let request = request(root, p, live)?;
     let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     let mut budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
-    let tokenizer = repo_mapper::Tokenizer::default();
     // The answer's JSON holds more than the map (escapes, the report): when it passes
     // the cap, the next budget is the map's size less what it was over, and a tenth more.
     for _ in 0..4 {
-        let answer = map_within(&mut live.map, request.clone(), p, budget);
-        let tokens = tokenizer.count(&answer.to_string());
+        // Made again for a retry rather than cloned for every call (it lists every file).
+        let request = request(root, p, live)?;
+        let answer = map_within(&mut live.map, request, p, budget);
+        // A token is at least one byte: a short answer needs no count.
+        let text = answer.to_string();
+        let tokens = match text.len() {
+            bytes if bytes <= cap => bytes,
+            _ => repo_mapper::Tokenizer::default().count(&text),
+        };
         if tokens <= cap {
             return Ok(answer);
         }
