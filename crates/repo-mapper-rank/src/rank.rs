@@ -87,14 +87,7 @@ fn rank_prepared<'a>(
         // §7.5 steps 2–6.
         list.list_definitions(files, &prep.index, &prep.chat, &def_ranks);
         complete = head.is_none();
-        if let Some(mut fused) = fused {
-            // A file given twice is ranked once, as its first copy.
-            let copies = duplicate_flags(files);
-            fused
-                .iter_mut()
-                .zip(copies)
-                .filter(|(_, c)| *c)
-                .for_each(|(s, _)| *s = 0.0);
+        if let Some(fused) = fused {
             list.place_matched_files(files, &fused, &prep.chat, complete);
         }
         if complete {
@@ -155,6 +148,8 @@ pub fn graph_edges<'a>(request: &RankRequest<'a>, config: &RankConfig) -> Vec<Gr
 /// Everything computed before PageRank.
 struct Prepared<'r, 'a> {
     files: &'r [FileTags<'a>],
+    /// Per file: a later copy of a file given twice (ranked as its first).
+    copies: Vec<bool>,
     index: TagIndex<'a>,
     graph: FileGraph,
     /// Per file: chat file.
@@ -194,21 +189,18 @@ fn prepare<'r, 'a>(
     kept_graph: Option<FileGraph>,
 ) -> Prepared<'r, 'a> {
     let files: &'r [FileTags<'a>] = &request.files;
-    let skip = duplicate_flags(files);
-    warn_duplicates(files, &skip);
-    let chat: Vec<bool> = files
-        .iter()
-        .zip(&skip)
-        .map(|(f, &s)| f.chat && !s)
-        .collect();
+    let copies = duplicate_flags(files);
+    let skip = &copies[..];
+    warn_duplicates(files, skip);
+    let chat: Vec<bool> = files.iter().zip(skip).map(|(f, &s)| f.chat && !s).collect();
     let started = Instant::now();
     // `kept` fits the files: `rank_with` checked.
-    let index = kept.map_or_else(|| TagIndex::build(files, &skip), |k| k.over(files));
+    let index = kept.map_or_else(|| TagIndex::build(files, skip), |k| k.over(files));
     let indexed = Instant::now();
     let personalize = personalize_unit(request.num_files.max(files.len()));
     let anchor_weight = personalize * config.params.anchor_weight_multiplier;
     let anchors = Anchors::resolve(request, files, &index, anchor_weight);
-    let (personalization, file_pers) = personalization(request, &skip, &anchors, personalize);
+    let (personalization, file_pers) = personalization(request, skip, &anchors, personalize);
     let relevance = relevance(config);
     let lexical = if !relevance.lexical() || request.query.is_empty() {
         Vec::new()
@@ -241,6 +233,7 @@ fn prepare<'r, 'a>(
     };
     Prepared {
         files,
+        copies,
         index,
         graph,
         chat,
@@ -351,12 +344,7 @@ fn reweigh_definitions(
         if co_change {
             orders.push((down(&request.co_change), relevance.co_change_weight));
         }
-        return Some(fuse_by_place(
-            def_ranks,
-            prep.files.len(),
-            &orders,
-            relevance,
-        ));
+        return Some(fuse_by_place(def_ranks, &prep.copies, &orders, relevance));
     }
     None
 }
@@ -388,15 +376,17 @@ fn boost_matching_definitions(
 /// score per file, each order with its weight; an empty one is left out); each file's definitions keep their
 /// order within it, their ratios to its best raised to [`Relevance::fused_within`].
 /// Returns the fused score of each file without definitions (from `orders` alone; 0 for
-/// the files with definitions).
+/// the files with definitions and for `copies`, the later copies of a file given twice,
+/// which is ranked as its first).
 fn fuse_by_place(
     def_ranks: &mut [DefRank],
-    files: usize,
+    copies: &[bool],
     orders: &[(Vec<f64>, f64)],
     relevance: Relevance,
 ) -> Vec<f64> {
+    let files = copies.len();
     let mut top = vec![0.0f64; files];
-    let mut defines = vec![false; files];
+    let mut defines = copies.to_vec();
     for d in def_ranks.iter() {
         let t = &mut top[d.file as usize];
         *t = t.max(d.rank);

@@ -96,12 +96,7 @@ impl BlobDir {
         let path = self.path_of(key);
         let shard = path.parent().unwrap_or(&self.dir);
         fs::create_dir_all(shard)?;
-        let temp = shard.join(temp_name());
-        let written = write_blob(&temp, bytes).and_then(|()| fs::rename(&temp, &path));
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written?;
+        replace_with(&path, |temp| write_blob(temp, bytes))?;
         self.prune(shard);
         Ok(())
     }
@@ -158,8 +153,23 @@ fn write_blob(path: &Path, payload: &[u8]) -> io::Result<()> {
     file.write_all(&blake3::hash(payload).as_bytes()[..CHECKSUM])
 }
 
+/// Replaces the file at `path` with what `write` writes to a temporary file beside it,
+/// renamed over it: a reader sees the old file or the new one, whole. The temporary file
+/// is removed if either step fails.
+pub(crate) fn replace_with(
+    path: &Path,
+    write: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
+    let temp = path.parent().unwrap_or(Path::new(".")).join(temp_name());
+    let written = write(&temp).and_then(|()| fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
 /// A temporary file name no other writer (process or thread) uses at the same time.
-pub(crate) fn temp_name() -> String {
+fn temp_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!(".tmp-{}-{n}", std::process::id())

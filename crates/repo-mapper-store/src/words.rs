@@ -27,7 +27,7 @@ use std::path::Path;
 
 use repo_mapper_tags::{Terms, leb128, terms_fingerprint};
 
-use crate::blobs::temp_name;
+use crate::blobs::replace_with;
 use crate::codec;
 
 const MAGIC: &[u8; 8] = b"RMWORDS\x01";
@@ -227,16 +227,9 @@ fn encode_file(entries: &[(Key, u8, &[u8])]) -> Vec<u8> {
     out
 }
 
-/// Replaces the file at `path` with `bytes`: written beside it, then renamed over it, so
-/// a reader sees the old file or the new one, whole.
+/// Replaces the file at `path` with `bytes`, whole ([`replace_with`]).
 pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let temp = dir.join(temp_name());
-    let written = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    written
+    replace_with(path, |temp| std::fs::write(temp, bytes))
 }
 
 #[cfg(test)]

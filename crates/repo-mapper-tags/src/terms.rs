@@ -126,13 +126,19 @@ fn is_stop_word_hashed(word: &str, hash: u32) -> bool {
 /// another fingerprint is not read.
 pub fn terms_fingerprint() -> u64 {
     const SPLITTING: u64 = 1;
-    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ SPLITTING ^ u64::from(TERM_HASH_BITS) << 8;
-    for word in STOP_WORDS {
-        for b in word.bytes().chain([0]) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
+    let seed = FNV_OFFSET ^ SPLITTING ^ u64::from(TERM_HASH_BITS) << 8;
+    STOP_WORDS
+        .iter()
+        .fold(seed, |h, word| fnv1a(h, word.bytes().chain([0])))
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes`, from the state `h`.
+fn fnv1a(h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes
+        .into_iter()
+        .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The bits of a [`term_hash`]: 2²⁴ hashes, so that a file's sorted hashes are stored in
@@ -145,9 +151,7 @@ pub const TERM_HASH_BITS: u32 = 24;
 /// [`TERM_HASH_BITS`] bits (stable across runs and platforms; two words sharing one hash
 /// count as one).
 pub fn term_hash(word: &str) -> u32 {
-    let h = word.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let h = fnv1a(FNV_OFFSET, word.bytes());
     let folded = h ^ (h >> TERM_HASH_BITS) ^ (h >> (2 * TERM_HASH_BITS));
     (folded & ((1 << TERM_HASH_BITS) - 1)) as u32
 }
