@@ -185,6 +185,16 @@ async fn repo_map_answers_stay_within_max_tokens() {
     let answer = json_of(&capped);
     assert!(!answer["map"].as_str().unwrap().is_empty());
     assert!(answer["report"]["token_limit"].as_u64().unwrap() < 4096);
+    // After an edit, the capped (warm) map is a fresh run's at the budget it reports.
+    let app = dir.path().join("app/services/checkout.py");
+    let mut edited = std::fs::read_to_string(&app).unwrap();
+    edited.push_str("\ndef refund_order(order):\n    return order\n");
+    std::fs::write(&app, edited).unwrap();
+    let args = json!({"project_root": root, "token_limit": 4096, "max_tokens": cap});
+    let after = json_of(&call(&client, "repo_map", args).await);
+    let limit = after["report"]["token_limit"].to_string();
+    let fresh = cli_map(dir.path(), &["--no-cache", "-t", &limit]);
+    assert_eq!(after["map"].as_str().unwrap(), fresh);
     let args = json!({"project_root": root, "max_tokens": 20});
     let tiny = call(&client, "repo_map", args).await;
     assert_eq!(tiny.is_error, Some(true));

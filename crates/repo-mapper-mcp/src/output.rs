@@ -1,6 +1,6 @@
 //! What the tools answer, typed: each tool's `outputSchema` is generated from these, and
-//! its `structuredContent` is one of them serialised (the text content is the same JSON,
-//! for clients that read only text).
+//! its `structuredContent` has their shape (the text content is the same JSON, for
+//! clients that read only text; tests hold the answers to the schemas).
 
 use schemars::JsonSchema;
 use serde::Serialize;

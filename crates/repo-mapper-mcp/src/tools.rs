@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, escape_control, parse_profile};
 use serde_json::{Value, json};
 
-use crate::output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult};
+use crate::output::{ResultKind, SearchOutput, SearchResult};
 use crate::params::{RepoMapParams, SearchParams};
 use crate::sessions::{Busy, Listener, Live, SessionKey, Sessions};
 
@@ -319,7 +319,8 @@ fn map_within(
         _ => None,
     };
     report.insert("token_limit".into(), json!(budget));
-    to_value(&RepoMapOutput { map, report, error })
+    // `RepoMapOutput`'s shape, its parts moved rather than serialised again.
+    json!({"map": map, "report": report, "error": error})
 }
 
 /// An answer as JSON (serialising these types cannot fail: string keys, no floats that

@@ -217,3 +217,67 @@ fn a_rewrite_with_its_mtime_put_back_is_seen() {
         map_of(&mut session(root, false), root, "app.py").text
     );
 }
+
+/// Issue 26: the MCP server's session ranks only the head of the list (no full report);
+/// through an edit, a delete, a rename and a copy that puts the mtime back, each of its
+/// maps equals a fresh, storeless session's made from the whole list.
+#[test]
+fn a_map_from_the_lists_head_stays_fresh_through_every_kind_of_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let hour = Duration::from_secs(3600);
+    let module = |i: usize, extra: &str| -> String {
+        let defs: String = (0..20)
+            .map(|j| format!("def f{i}_{j}():\n    return g{}_{}()\n\n", (i + 1) % 40, j))
+            .collect();
+        format!("{defs}{extra}")
+    };
+    for i in 0..40 {
+        write_old(&root.join(format!("m{i}.py")), &module(i, ""), hour);
+    }
+    settle();
+    let mut warm = {
+        let mut config = Config::new(root);
+        config.cache = CacheLocation::Memory;
+        config.warm_session = true;
+        config.full_report = false;
+        config.map_tokens = 256;
+        RepoMap::new(config)
+    };
+    let fresh = |chat: &str| {
+        let mut config = Config::new(root);
+        config.cache = CacheLocation::Memory;
+        config.map_tokens = 256;
+        map_of(&mut RepoMap::new(config), root, chat).text
+    };
+    let check = |warm: &mut RepoMap, what: &str| {
+        let text = map_of(warm, root, "m0.py").text;
+        assert!(!text.is_empty(), "{what}");
+        assert_eq!(text, fresh("m0.py"), "{what}");
+    };
+    check(&mut warm, "first");
+    write_old(
+        &root.join("m5.py"),
+        &module(5, "def new_one():\n    f1_1()\n"),
+        hour,
+    );
+    settle();
+    check(&mut warm, "after an edit");
+    std::fs::remove_file(root.join("m7.py")).unwrap();
+    check(&mut warm, "after a delete");
+    std::fs::rename(root.join("m9.py"), root.join("renamed.py")).unwrap();
+    check(&mut warm, "after a rename");
+    // Same mtime as before, other bytes (as `cp -p` leaves it).
+    let old = std::fs::metadata(root.join("m3.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::write(root.join("m3.py"), module(3, "def copied():\n    f2_2()\n")).unwrap();
+    let file = std::fs::File::options()
+        .write(true)
+        .open(root.join("m3.py"))
+        .unwrap();
+    file.set_modified(old).unwrap();
+    settle();
+    check(&mut warm, "after a copy that put the mtime back");
+}
