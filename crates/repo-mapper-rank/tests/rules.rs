@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use proptest::prelude::*;
 use repo_mapper_rank::{
@@ -89,42 +89,13 @@ fn listed<'a>(ranking: &Ranking<'a>) -> Vec<(Stage, &'a str, Option<&'a str>)> {
 
 /// Collects WARN events (their message) while `f` runs on this thread.
 fn warnings<R>(f: impl FnOnce() -> R) -> (R, Vec<String>) {
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Level, Metadata};
-
-    struct Collector(Arc<Mutex<Vec<String>>>);
-    struct Message(String);
-    impl Visit for Message {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                self.0 = format!("{value:?}");
-            }
-        }
-    }
-    impl tracing::Subscriber for Collector {
-        fn enabled(&self, _: &Metadata<'_>) -> bool {
-            true
-        }
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-        fn event(&self, event: &Event<'_>) {
-            if *event.metadata().level() == Level::WARN {
-                let mut m = Message(String::new());
-                event.record(&mut m);
-                self.0.lock().unwrap().push(m.0);
-            }
-        }
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
-    }
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let r = tracing::subscriber::with_default(Collector(seen.clone()), f);
-    let seen = seen.lock().unwrap().clone();
-    (r, seen)
+    let (r, events) = repo_mapper_test_support::logged(f);
+    let warns = events
+        .into_iter()
+        .filter(|e| e.level == tracing::Level::WARN)
+        .map(|e| e.message)
+        .collect();
+    (r, warns)
 }
 
 // ---- §6: graph -----------------------------------------------------------------------

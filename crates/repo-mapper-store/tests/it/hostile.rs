@@ -3,15 +3,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use repo_mapper_store::{
     CacheLocation, MemoryStore, OpenOptions, OpenedStore, StoreFallback, TagStore, open_store,
     store_dir_name,
 };
-use tracing::field::{Field, Visit};
-use tracing::{Event, Level, Metadata, span};
+use tracing::Level;
 
 fn opts() -> OpenOptions {
     OpenOptions::waiting(Duration::from_millis(100), Duration::from_secs(5))
@@ -83,45 +81,15 @@ fn damage(db: &Path, entries: &[usize]) -> usize {
     hits
 }
 
-/// Records the events of this crate: level and message.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<(Level, String)>>>);
-
-struct Message(String);
-
-impl Visit for Message {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        if field.name() == "message" {
-            self.0 = format!("{value:?}");
-        }
-    }
-}
-
-impl tracing::Subscriber for Capture {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("repo_mapper_store")
-    }
-    fn new_span(&self, _: &span::Attributes<'_>) -> span::Id {
-        span::Id::from_u64(1)
-    }
-    fn record(&self, _: &span::Id, _: &span::Record<'_>) {}
-    fn record_follows_from(&self, _: &span::Id, _: &span::Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut message = Message(String::new());
-        event.record(&mut message);
-        let level = *event.metadata().level();
-        self.0.lock().unwrap().push((level, message.0));
-    }
-    fn enter(&self, _: &span::Id) {}
-    fn exit(&self, _: &span::Id) {}
-}
-
 /// Runs `f`, returning what it returns and the events this crate logged meanwhile.
 fn logged<T>(f: impl FnOnce() -> T) -> (T, Vec<(Level, String)>) {
-    let capture = Capture::default();
-    let out = tracing::subscriber::with_default(capture.clone(), f);
-    let events = capture.0.lock().unwrap().clone();
-    (out, events)
+    let (out, events) = repo_mapper_test_support::logged(f);
+    let ours = events
+        .into_iter()
+        .filter(|e| e.target.starts_with("repo_mapper_store"))
+        .map(|e| (e.level, e.message))
+        .collect();
+    (out, ours)
 }
 
 fn warnings(events: &[(Level, String)]) -> Vec<&str> {
