@@ -317,11 +317,10 @@ fn cache_dir_and_no_cache() {
 fn deleted_files_are_pruned_from_the_tag_store_after_a_walk() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
+    // Entries in sled and in the root's pack alike.
     let stored = || {
         let location = repo_mapper_store::CacheLocation::Dir(cache.clone());
-        let opened = repo_mapper_store::open_store(&location, &Default::default());
-        assert!(opened.fallback.is_none(), "the store on disk opens");
-        opened.store.keys().len()
+        repo_mapper_store::stored_keys(&location).len()
     };
     stdout_of(cmd(r.path()).arg("."));
     let before = stored();
@@ -721,4 +720,72 @@ fn history_steers_the_ranking_unless_no_history() {
     };
     assert_eq!(first(&[]), "d.py");
     assert_ne!(first(&["--no-history"]), "d.py");
+}
+
+/// Issue 26: agents in several checkouts call the CLI at once. While another process holds
+/// the tag store (sled admits one), four runs started together each get the warm map from
+/// the root's pack: none waits for the holder, none falls back to parsing every file, none
+/// warns. An edited file is parsed in memory by each, and its change is in every map.
+#[test]
+fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
+    let r = repo();
+    let cache = r.path().join(".repo-mapper");
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let four_at_once = || -> Vec<serde_json::Value> {
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                std::process::Command::new(assert_cmd::cargo::cargo_bin("repo-mapper"))
+                    .current_dir(r.path())
+                    .args([".", "--format", "json"])
+                    .env_remove("RUST_LOG")
+                    .env_remove("REPO_MAPPER_CACHE_DIR")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| json(&c.wait_with_output().unwrap()))
+            .collect()
+    };
+    let warm = json(
+        &cmd(r.path())
+            .args([".", "--format", "json"])
+            .output()
+            .unwrap(),
+    );
+    let location = repo_mapper_store::CacheLocation::Dir(cache);
+    let holder = repo_mapper_store::open_store(&location, &Default::default());
+    assert!(holder.fallback.is_none(), "the test holds the store");
+    for run in four_at_once() {
+        assert_eq!(run["map"], warm["map"]);
+        assert_eq!(run["scan"]["parsed"], 0, "{}", run["scan"]);
+        assert_eq!(
+            run["scan"]["hits"], warm["scan"]["parsed"],
+            "{}",
+            run["scan"]
+        );
+    }
+    let user = r.path().join("app/models/user.py");
+    let text = std::fs::read_to_string(&user).unwrap();
+    std::fs::write(&user, text.replace("class User", "class Member")).unwrap();
+    for run in four_at_once() {
+        assert_eq!(run["scan"]["parsed"], 1, "{}", run["scan"]);
+        let map = run["map"].as_str().unwrap();
+        assert!(map.contains("class Member"), "{map}");
+    }
 }

@@ -2,12 +2,15 @@
 #![warn(missing_docs)]
 
 mod blobs;
+mod cached;
 mod codec;
+mod pack;
 mod scan;
 mod store;
 mod words;
 
 pub use blobs::BlobDir;
+pub use cached::{scan_cached, stored_keys};
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,

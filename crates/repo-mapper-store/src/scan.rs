@@ -13,6 +13,7 @@ use repo_mapper_tags::{
 };
 
 use crate::codec::{self, FileKey, Note};
+use crate::pack::Pack;
 use crate::{NewWords, TagStore};
 
 /// Entries written to the store per batch.
@@ -118,6 +119,8 @@ enum Outcome {
         note: Option<Note>,
         hash_hit: bool,
         words: WordUse,
+        /// Served by the pack, sled not asked.
+        from_pack: bool,
     },
     /// Extracted (its entry written, see [`Writer`]).
     Parsed {
@@ -125,6 +128,30 @@ enum Outcome {
         note: Option<Note>,
         words: WordUse,
     },
+}
+
+impl Outcome {
+    /// Whether the pack served it.
+    fn served_by_pack(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Stored {
+                from_pack: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether finding it asked the store (or will write to it).
+    fn uses_store(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Stored {
+                from_pack: false,
+                ..
+            } | Outcome::Parsed { .. }
+        )
+    }
 }
 
 /// Where a file's code words came from (the default dialect's; Aider's has none).
@@ -189,11 +216,24 @@ pub fn scan(
     opts: &ScanOptions<'_>,
     progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> ScanOutput {
+    scan_layered(store, None, files, opts, progress).0
+}
+
+/// [`scan`], each file looked up in `pack` first (`stat` vouching for the pack's entry
+/// settles it without `store`), then in `store`; with which files the pack served. When
+/// it served every file that has tags, `store` is not touched at all.
+pub(crate) fn scan_layered(
+    store: &dyn TagStore,
+    pack: Option<&Pack>,
+    files: &[(PathBuf, String)],
+    opts: &ScanOptions<'_>,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+) -> (ScanOutput, Vec<bool>) {
     let started = SystemTime::now();
     let check_all = || -> Vec<Checked> {
         files
             .par_iter()
-            .map(|(fname, rel)| check(store, fname, rel, opts, started))
+            .map(|(fname, rel)| check(store, pack, fname, rel, opts, started))
             .collect()
     };
     let mut checked = check_all();
@@ -205,6 +245,8 @@ pub fn scan(
     }
     let writer = Writer::new(store, opts.dialect);
     let outcomes = read_unvouched(checked, opts, progress, &writer);
+    let from_pack: Vec<bool> = outcomes.iter().map(Outcome::served_by_pack).collect();
+    let store_used = outcomes.iter().any(Outcome::uses_store);
     let mut out = ScanOutput {
         stats: ScanStats {
             files: files.len(),
@@ -217,17 +259,8 @@ pub fn scan(
     for (i, outcome) in outcomes.into_iter().enumerate() {
         account(&mut out, &mut words, i, outcome);
     }
-    let wrote = writer.wrote();
-    if writer.finish() {
-        // Only a scan of the whole list (the one that prunes) may drop others' words.
-        words.keep(store, opts.prune_under.is_some());
-        match opts.prune_under {
-            Some(root) => out.stats.pruned = prune_unless_clean(store, files, root),
-            // Entries outside a pruned list may have been added: the next walk prunes.
-            None if wrote => forget_clean_list(store),
-            None => {}
-        }
-        let _ = store.flush();
+    if store_used {
+        out.stats.pruned = finish_store(store, writer, words, files, opts);
     }
     tracing::debug!(
         store = %store.describe(),
@@ -235,7 +268,35 @@ pub fn scan(
         problems = out.problems.len(),
         "tag scan done"
     );
-    out
+    (out, from_pack)
+}
+
+/// After a scan that used the store: the last writes, the words, pruning, a flush; how
+/// many entries pruning removed.
+fn finish_store(
+    store: &dyn TagStore,
+    writer: Writer<'_>,
+    words: WordLog,
+    files: &[(PathBuf, String)],
+    opts: &ScanOptions<'_>,
+) -> usize {
+    let wrote = writer.wrote();
+    if !writer.finish() {
+        return 0;
+    }
+    // Only a scan of the whole list (the one that prunes) may drop others' words.
+    words.keep(store, opts.prune_under.is_some());
+    let pruned = match opts.prune_under {
+        Some(root) => prune_unless_clean(store, files, root),
+        // Entries outside a pruned list may have been added: the next walk prunes.
+        None if wrote => {
+            forget_clean_list(store);
+            0
+        }
+        None => 0,
+    };
+    let _ = store.flush();
+    pruned
 }
 
 /// The second pass of [`scan`]: reads (in parallel) every file the first left unvouched;
@@ -304,6 +365,7 @@ fn account(out: &mut ScanOutput, words: &mut WordLog, i: usize, outcome: Outcome
             note,
             hash_hit,
             words: used,
+            ..
         } => {
             if hash_hit {
                 out.stats.hash_hits += 1;
@@ -408,6 +470,7 @@ struct Unvouched {
 /// it needs.
 fn check(
     store: &dyn TagStore,
+    pack: Option<&Pack>,
     fname: &Path,
     rel: &str,
     opts: &ScanOptions<'_>,
@@ -427,7 +490,18 @@ fn check(
         rel: Arc::from(rel),
         abs: Arc::from(fname),
     };
-    let stored = store.get(&entry_key(opts.dialect, fname));
+    let key = entry_key(opts.dialect, fname);
+    let packed = pack.and_then(|p| p.get(&key));
+    if let Some(mut hit) = packed.and_then(|e| trusted_by_stat(e, &stat, &names))
+        && add_kept_words(store, opts.dialect, &mut hit)
+    {
+        if let Outcome::Stored { from_pack, .. } = &mut hit {
+            *from_pack = true;
+        }
+        return Checked::Done(hit);
+    }
+    // The store holds what changed since the pack was written: its entry comes first.
+    let stored = store.get(&key).or_else(|| packed.map(<[u8]>::to_vec));
     if let Some(mut hit) = stored
         .as_deref()
         .and_then(|e| trusted_by_stat(e, &stat, &names))
@@ -523,6 +597,7 @@ fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> 
         note: codec::decode_note(entry),
         hash_hit: false,
         words: WordUse::Kept(k.hash),
+        from_pack: false,
     })
 }
 
@@ -546,6 +621,7 @@ fn confirmed_by_hash(
         note,
         hash_hit: !unchanged,
         words: WordUse::Kept(k.hash),
+        from_pack: false,
     };
     Some((stored, rewrite))
 }

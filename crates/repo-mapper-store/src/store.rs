@@ -8,13 +8,13 @@ use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use repo_mapper_tags::{Terms, queries_fingerprint};
 
 use crate::codec::FORMAT;
-use crate::words::{NewWords, WordFile, replace_file};
+use crate::words::{NewWords, WordFile, WordSlot, replace_file};
 
 /// Where tags are kept between runs: a key-value map from an entry key (the dialect and the
 /// file's absolute path) to the encoded entry (see the
@@ -152,8 +152,9 @@ pub(crate) struct SledStore {
     /// `None` only after a [`reset`](TagStore::reset) that could not open a new database.
     db: RwLock<Option<sled::Db>>,
     dir: PathBuf,
-    /// The code words, read from [`WORDS_FILE`] at the first lookup.
-    words: RwLock<Option<WordFile>>,
+    /// The code words, read from [`WORDS_FILE`] at the first lookup (shared with the
+    /// pack's reader, which may have read them before sled was opened).
+    words: Arc<WordSlot>,
     damaged: AtomicBool,
     said_read: AtomicBool,
     warned_write: AtomicBool,
@@ -168,11 +169,11 @@ impl std::fmt::Debug for SledStore {
 impl SledStore {
     /// Opens (creating if needed) the sled database in `dir`. A panic inside sled (it has
     /// some on damaged files) is returned as [`sled::Error::ReportableBug`].
-    pub(crate) fn open(dir: &Path) -> Result<SledStore, sled::Error> {
+    pub(crate) fn open(dir: &Path, words: Arc<WordSlot>) -> Result<SledStore, sled::Error> {
         Ok(SledStore {
             db: RwLock::new(Some(open_db(dir)?)),
             dir: dir.to_path_buf(),
-            words: RwLock::new(None),
+            words,
             damaged: AtomicBool::new(false),
             said_read: AtomicBool::new(false),
             warned_write: AtomicBool::new(false),
@@ -219,31 +220,25 @@ impl SledStore {
         })
     }
 
-    /// The word file, read if it was not yet; a damaged or unreadable one counts as
-    /// empty (one warning), and the next scan that keeps words replaces it.
-    fn read_words(&self) -> std::sync::RwLockReadGuard<'_, Option<WordFile>> {
-        {
-            let words = self.words.read().unwrap_or_else(PoisonError::into_inner);
-            if words.is_some() {
-                return words;
+    /// Empties the database (its pack now holds what it held), keeping the word file and
+    /// the packs: sled's own files are removed and a new database opened in their place.
+    pub(crate) fn clear(&self) -> io::Result<()> {
+        let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
+        close(slot.take());
+        for entry in fs::read_dir(&self.dir)?.flatten() {
+            let name = entry.file_name();
+            if name == WORDS_FILE || name == PACKS_DIR {
+                continue;
+            }
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                fs::remove_dir_all(&path)?;
+            } else {
+                fs::remove_file(&path)?;
             }
         }
-        let mut slot = self.words.write().unwrap_or_else(PoisonError::into_inner);
-        if slot.is_none() {
-            let path = self.dir.join(WORDS_FILE);
-            *slot = Some(WordFile::read(&path).unwrap_or_else(|why| {
-                tracing::warn!(
-                    "{}",
-                    one_line(&format!(
-                        "the word cache {} is {why}; reading its files again",
-                        path.display()
-                    ))
-                );
-                WordFile::default()
-            }));
-        }
-        drop(slot);
-        self.words.read().unwrap_or_else(PoisonError::into_inner)
+        *slot = Some(open_db(&self.dir).map_err(io::Error::from)?);
+        Ok(())
     }
 
     /// Deletes the database directory and opens a new database there.
@@ -313,15 +308,12 @@ impl TagStore for SledStore {
     }
 
     fn words(&self, hash: &[u8; 32]) -> Option<Terms> {
-        self.read_words().as_ref()?.get(hash)
+        self.words.get(hash)
     }
 
     fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
-        let next = match self.read_words().as_ref() {
-            Some(words) => words.successor(used, new, whole),
-            None => WordFile::default().successor(used, new, whole),
-        };
-        replace_file(&self.dir.join(WORDS_FILE), &next).map_err(|e| {
+        let next = self.words.successor(used, new, whole);
+        replace_file(self.words.path(), &next).map_err(|e| {
             let text = one_line(&format!(
                 "tag cache at {} cannot be written: {e}",
                 self.dir.display()
@@ -332,7 +324,7 @@ impl TagStore for SledStore {
             io::Error::new(e.kind(), text)
         })?;
         // Read again if a later scan of this store asks.
-        *self.words.write().unwrap_or_else(PoisonError::into_inner) = None;
+        self.words.forget();
         Ok(())
     }
 
@@ -344,7 +336,7 @@ impl TagStore for SledStore {
         let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
         close(slot.take());
         *slot = Some(self.recreate()?);
-        *self.words.write().unwrap_or_else(PoisonError::into_inner) = Some(WordFile::default());
+        self.words.empty();
         self.damaged.store(false, Ordering::Relaxed);
         self.said_read.store(false, Ordering::Relaxed);
         self.warned_write.store(false, Ordering::Relaxed);
@@ -383,7 +375,10 @@ pub fn catches_panic_at(location: &std::panic::Location<'_>) -> bool {
 
 /// The file of a store's code words, in its directory beside sled's files
 /// ([`crate::words`]).
-const WORDS_FILE: &str = "words";
+pub(crate) const WORDS_FILE: &str = "words";
+
+/// The directory of a store's packs, one per root and dialect ([`crate::pack`]).
+pub(crate) const PACKS_DIR: &str = "packs";
 
 /// Opens the sled database in `dir` with our settings; a panic inside sled is an error.
 ///
@@ -457,7 +452,7 @@ fn sled_text(e: &sled::Error) -> String {
 }
 
 /// `text` on one line: line breaks (and other control characters) become single spaces.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let parts: Vec<&str> = text
         .split(char::is_control)
         .map(str::trim)
@@ -721,6 +716,16 @@ fn misshapen_file(dir: &Path) -> Option<&'static str> {
 }
 
 fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallback> {
+    let words = Arc::new(WordSlot::new(base.join(store_dir_name()).join(WORDS_FILE)));
+    open_sharing(base, opts, words)
+}
+
+/// [`open_on_disk`], the store's word file read through `words`.
+pub(crate) fn open_sharing(
+    base: &Path,
+    opts: &OpenOptions,
+    words: Arc<WordSlot>,
+) -> Result<SledStore, StoreFallback> {
     prepare_cache_dir(base)?;
     let name = store_dir_name();
     remove_other_versions(base, &name);
@@ -728,7 +733,7 @@ fn open_on_disk(base: &Path, opts: &OpenOptions) -> Result<SledStore, StoreFallb
     let mut wait = LockWait::new(&dir, opts);
     let mut recreated = false;
     loop {
-        let e = match SledStore::open(&dir) {
+        let e = match SledStore::open(&dir, Arc::clone(&words)) {
             Ok(store) => return Ok(store),
             Err(e) => e,
         };

@@ -23,12 +23,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use repo_mapper_tags::{Terms, leb128, terms_fingerprint};
 
 use crate::blobs::replace_with;
 use crate::codec;
+use crate::store::one_line;
 
 const MAGIC: &[u8; 8] = b"RMWORDS\x01";
 const CHECKSUM_LEN: usize = 32;
@@ -78,6 +80,76 @@ impl NewWords {
     /// The words.
     pub fn terms(&self) -> Terms {
         codec::decode_terms(&self.encoded).unwrap_or_default()
+    }
+}
+
+/// A store's word file, read at the first lookup and shared by whoever reads the store's
+/// words in one run (sled's store, the pack's reader): read and warned about once.
+#[derive(Debug)]
+pub(crate) struct WordSlot {
+    path: PathBuf,
+    file: RwLock<Option<WordFile>>,
+}
+
+impl WordSlot {
+    /// The word file at `path`, not read yet.
+    pub(crate) fn new(path: PathBuf) -> WordSlot {
+        WordSlot {
+            path,
+            file: RwLock::new(None),
+        }
+    }
+
+    /// Where the word file is.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The words of the content whose BLAKE3 hash is `hash`, if kept.
+    pub(crate) fn get(&self, hash: &[u8; 32]) -> Option<Terms> {
+        self.read().as_ref()?.get(hash)
+    }
+
+    /// The next word file's bytes ([`WordFile::successor`]).
+    pub(crate) fn successor(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> Vec<u8> {
+        match self.read().as_ref() {
+            Some(words) => words.successor(used, new, whole),
+            None => WordFile::default().successor(used, new, whole),
+        }
+    }
+
+    /// Reads the file again at the next lookup (it was replaced).
+    pub(crate) fn forget(&self) {
+        *self.file.write().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Holds no words from now on (the store was reset).
+    pub(crate) fn empty(&self) {
+        *self.file.write().unwrap_or_else(PoisonError::into_inner) = Some(WordFile::default());
+    }
+
+    /// The word file, read if it was not yet; a damaged or unreadable one counts as
+    /// empty (one warning), and the next scan that keeps words replaces it.
+    fn read(&self) -> RwLockReadGuard<'_, Option<WordFile>> {
+        {
+            let words = self.file.read().unwrap_or_else(PoisonError::into_inner);
+            if words.is_some() {
+                return words;
+            }
+        }
+        let mut slot = self.file.write().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(WordFile::read(&self.path).unwrap_or_else(|why| {
+                let text = format!(
+                    "the word cache {} is {why}; reading its files again",
+                    self.path.display()
+                );
+                tracing::warn!("{}", one_line(&text));
+                WordFile::default()
+            }));
+        }
+        drop(slot);
+        self.file.read().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

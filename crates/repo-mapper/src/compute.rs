@@ -10,9 +10,7 @@ use rayon::prelude::*;
 
 use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank};
 use repo_mapper_render::{MapItem, Renderer};
-use repo_mapper_store::{
-    OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, open_store, scan,
-};
+use repo_mapper_store::{OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, scan_cached};
 use repo_mapper_tags::{CountedTags, Dialect};
 
 use crate::budget::{Fitted, aider_search, strict_search};
@@ -419,15 +417,15 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
     history.co_change(&chat, &names)
 }
 
-/// The store's scan of `files` (opened for it, closed after), pruning the records of
-/// other files under the root if `prune`.
+/// The store's scan of `files` (through the root's pack when `prune`: `files` is the
+/// whole list; sled opened only if needed, closed after), pruning the records of other
+/// files under the root if `prune`.
 fn scan_store(
     config: &Config,
     progress: Option<&ProgressFn>,
     files: &[(PathBuf, String)],
     prune: bool,
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
-    let opened = open_store(&config.cache, &OpenOptions::default());
     let tick = |p: ScanProgress| {
         if let Some(progress) = progress {
             progress(Progress {
@@ -442,8 +440,13 @@ fn scan_store(
         limits: config.limits,
         max_file_size: config.effective_max_file_size(),
     };
-    let out = scan(&*opened.store, files, &options, &tick);
-    (out, opened.fallback)
+    scan_cached(
+        &config.cache,
+        &OpenOptions::default(),
+        files,
+        &options,
+        &tick,
+    )
 }
 
 /// The request's paths relative to the root, as the ranking takes them.

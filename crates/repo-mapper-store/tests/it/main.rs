@@ -6,6 +6,7 @@
 
 mod common;
 mod hostile;
+mod pack;
 mod problems;
 mod racy;
 mod rebuild;

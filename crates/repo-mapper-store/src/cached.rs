@@ -1,0 +1,275 @@
+//! A scan of a cache directory through the root's pack (issue 26): the files `stat`
+//! vouches for against the pack never open sled, so a warm run takes no lock and waits on
+//! no other process. sled holds what changed since the pack was written; a whole scan
+//! that found enough of that writes a new pack and empties sled.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use repo_mapper_tags::{Dialect, Language};
+
+use crate::TagStore;
+use crate::pack::{Pack, PackBuilder};
+use crate::scan::{ScanOptions, ScanOutput, ScanProgress, entry_key, scan, scan_layered};
+use crate::store::{
+    CacheLocation, MemoryStore, OpenOptions, PACKS_DIR, SledStore, StoreFallback, WORDS_FILE,
+    one_line, open_sharing, store_dir_name,
+};
+use crate::words::{NewWords, WordSlot};
+
+/// The tags of `files`, as [`scan`] gives them, from the store at `location`.
+///
+/// When `opts` names a root ([`ScanOptions::prune_under`]: `files` is its whole list), the
+/// root's pack is read first, and sled is opened only if a file is new, changed, or
+/// lacks its words there. Then, when another process holds sled, this scan does not wait
+/// for it (as [`open_store`](crate::open_store) would): the pack vouches for the files
+/// that did not change, and the others are parsed in memory this once. A damaged pack is
+/// removed (one warning) and the store serves the scan as if there were none.
+///
+/// After a scan of a root's whole list that held sled, the root's pack is written anew
+/// if there was none, or if sled served a share of the files (more than 1 in 64, at
+/// least 16): then sled is emptied, its entries being in the pack.
+///
+/// Returns the scan's output and why sled was not used when it should have been (already
+/// logged as a warning), as [`open_store`](crate::open_store) reports it.
+pub fn scan_cached(
+    location: &CacheLocation,
+    open: &OpenOptions,
+    files: &[(PathBuf, String)],
+    opts: &ScanOptions<'_>,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+) -> (ScanOutput, Option<StoreFallback>) {
+    let CacheLocation::Dir(base) = location else {
+        return (scan(&MemoryStore::new(), files, opts, progress), None);
+    };
+    let dir = base.join(store_dir_name());
+    let pack_path = opts
+        .prune_under
+        .map(|root| pack_path(&dir, root, opts.dialect));
+    let pack = pack_path.as_deref().and_then(read_pack);
+    let open = match pack {
+        Some(_) => OpenOptions::waiting(Duration::ZERO, Duration::ZERO),
+        None => open.clone(),
+    };
+    let words = Arc::new(WordSlot::new(dir.join(WORDS_FILE)));
+    let store = LazyStore::new(base, open, pack.is_some(), words);
+    let (out, from_pack) = scan_layered(&store, pack.as_ref(), files, opts, progress);
+    let repacking = pack_path.is_some() && needs_repacking(pack.as_ref(), &from_pack, &out);
+    if let (true, Some(path), Some(sled)) = (repacking, &pack_path, store.opened_sled()) {
+        repack(sled, pack.as_ref(), (files, &from_pack), opts.dialect, path);
+    }
+    (out, store.fallback())
+}
+
+/// Every key the cache at `location` holds an entry under (sled's and every pack's, of
+/// this version), sorted, without repeats: for tests and tools that look inside a cache.
+/// Opens sled as [`open_store`](crate::open_store) does (waiting for another holder).
+pub fn stored_keys(location: &CacheLocation) -> Vec<Vec<u8>> {
+    let opened = crate::open_store(location, &OpenOptions::default());
+    let mut keys = opened.store.keys();
+    if let CacheLocation::Dir(base) = location {
+        let packs = base.join(store_dir_name()).join(PACKS_DIR);
+        for entry in std::fs::read_dir(packs).into_iter().flatten().flatten() {
+            if let Ok(Some(pack)) = Pack::read(&entry.path()) {
+                keys.extend(pack.keys().map(<[u8]>::to_vec));
+            }
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The pack of the files under `root` in the store directory `dir`, for `dialect`.
+fn pack_path(dir: &Path, root: &Path, dialect: Dialect) -> PathBuf {
+    let hash = blake3::hash(&entry_key(dialect, root));
+    let name: String = hash.as_bytes()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    dir.join(PACKS_DIR).join(name)
+}
+
+/// The pack at `path`, if there is a sound one; a damaged one is removed, with a warning.
+fn read_pack(path: &Path) -> Option<Pack> {
+    match Pack::read(path) {
+        Ok(pack) => pack,
+        Err(()) => {
+            let removed = match std::fs::remove_file(path) {
+                Ok(()) => "removed it".to_owned(),
+                Err(e) => format!("cannot remove it: {e}"),
+            };
+            let text = format!("the tag pack {} is damaged; {removed}", path.display());
+            tracing::warn!("{}", one_line(&text));
+            None
+        }
+    }
+}
+
+/// Whether the pack should be written anew: there is none, sled served more than a
+/// 64th of the files with tags (at least 16), or the pack holds more files than the
+/// list has (some were deleted: pruned as soon as seen).
+fn needs_repacking(pack: Option<&Pack>, from_pack: &[bool], out: &ScanOutput) -> bool {
+    let Some(pack) = pack else {
+        return true;
+    };
+    let stats = &out.stats;
+    let served = stats.hits + stats.hash_hits + stats.misses;
+    let packed = from_pack.iter().filter(|&&p| p).count();
+    let slack = (served / 64).max(16);
+    served - packed.min(served) >= slack || pack.len() > served
+}
+
+/// Writes the pack of `files` (each entry from sled where it has one and the pack did not
+/// serve the file, else from the pack), then empties sled. A failure leaves sled as it
+/// is: nothing is lost.
+fn repack(
+    sled: &SledStore,
+    pack: Option<&Pack>,
+    (files, from_pack): (&[(PathBuf, String)], &[bool]),
+    dialect: Dialect,
+    path: &Path,
+) {
+    let mut builder = PackBuilder::default();
+    for ((fname, _), &packed) in files.iter().zip(from_pack) {
+        if Language::for_path(fname, dialect).is_none() {
+            continue;
+        }
+        let key = entry_key(dialect, fname);
+        let packed_value = pack.and_then(|p| p.get(&key));
+        // sled's entry is the newer; the pack's still stands when the scan confirmed it
+        // by content hash without rewriting it (a racy file).
+        let newer = if packed { None } else { sled.get(&key) };
+        match (newer, packed_value) {
+            (Some(value), _) => builder.push(&key, &value),
+            (None, Some(value)) => builder.push(&key, value),
+            (None, None) => {}
+        }
+    }
+    let done = builder.write(path).and_then(|()| sled.clear());
+    if let Err(e) = done {
+        let text = format!("tag pack {} not written: {e}", path.display());
+        tracing::debug!("{}", one_line(&text));
+    }
+}
+
+/// sled, opened at the first use; memory if it cannot be.
+struct LazyStore<'b> {
+    base: &'b Path,
+    open: OpenOptions,
+    /// A store held by another process is not worth a warning (the pack serves).
+    quiet_when_locked: bool,
+    words: Arc<WordSlot>,
+    opened: OnceLock<Opened>,
+}
+
+enum Opened {
+    Sled(SledStore),
+    Memory(MemoryStore, Option<StoreFallback>),
+}
+
+impl<'b> LazyStore<'b> {
+    fn new(base: &'b Path, open: OpenOptions, quiet: bool, words: Arc<WordSlot>) -> Self {
+        LazyStore {
+            base,
+            open,
+            quiet_when_locked: quiet,
+            words,
+            opened: OnceLock::new(),
+        }
+    }
+
+    fn store(&self) -> &dyn TagStore {
+        match self.opened.get_or_init(|| self.open_now()) {
+            Opened::Sled(sled) => sled,
+            Opened::Memory(memory, _) => memory,
+        }
+    }
+
+    fn open_now(&self) -> Opened {
+        match open_sharing(self.base, &self.open, Arc::clone(&self.words)) {
+            Ok(sled) => Opened::Sled(sled),
+            Err(StoreFallback::Locked { store }) if self.quiet_when_locked => {
+                let text = format!(
+                    "the tag cache {} is in use by another process; the pack serves, \
+                     changed files are parsed in memory",
+                    store.display()
+                );
+                tracing::debug!("{}", one_line(&text));
+                Opened::Memory(MemoryStore::new(), None)
+            }
+            Err(fallback) => {
+                tracing::warn!("{fallback}; keeping tags in memory for this run");
+                Opened::Memory(MemoryStore::new(), Some(fallback))
+            }
+        }
+    }
+
+    /// sled, opened now if this scan did not yet (`None` if it cannot be).
+    fn opened_sled(&self) -> Option<&SledStore> {
+        self.store();
+        self.sled()
+    }
+
+    /// sled, if this scan opened it.
+    fn sled(&self) -> Option<&SledStore> {
+        match self.opened.get()? {
+            Opened::Sled(sled) => Some(sled),
+            Opened::Memory(..) => None,
+        }
+    }
+
+    fn fallback(&self) -> Option<StoreFallback> {
+        match self.opened.get()? {
+            Opened::Memory(_, fallback) => fallback.clone(),
+            Opened::Sled(_) => None,
+        }
+    }
+}
+
+impl TagStore for LazyStore<'_> {
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.store().get(key)
+    }
+
+    fn put_batch(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> std::io::Result<()> {
+        self.store().put_batch(entries)
+    }
+
+    fn remove_batch(&self, keys: Vec<Vec<u8>>) -> std::io::Result<()> {
+        self.store().remove_batch(keys)
+    }
+
+    fn keys(&self) -> Vec<Vec<u8>> {
+        self.store().keys()
+    }
+
+    fn flush(&self) -> std::io::Result<()> {
+        self.store().flush()
+    }
+
+    fn describe(&self) -> String {
+        match self.opened.get() {
+            Some(_) => self.store().describe(),
+            None => format!("pack in {}", self.base.display()),
+        }
+    }
+
+    fn is_damaged(&self) -> bool {
+        self.opened.get().is_some() && self.store().is_damaged()
+    }
+
+    /// From the word file, read without sled's lock.
+    fn words(&self, hash: &[u8; 32]) -> Option<repo_mapper_tags::Terms> {
+        self.words.get(hash)
+    }
+
+    fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> std::io::Result<()> {
+        self.store().keep_words(used, new, whole)
+    }
+
+    fn reset(&self) -> std::io::Result<()> {
+        self.store().reset()
+    }
+}

@@ -1,0 +1,225 @@
+//! The root's pack (issue 26): a whole scan's entries in one immutable file, read without
+//! sled's lock; sled holds what changed since, until a scan writes the pack anew.
+
+use crate::common::set_mtime;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use repo_mapper_store::{
+    CacheLocation, OpenOptions, ScanOptions, ScanOutput, StoreFallback, open_store, scan_cached,
+    store_dir_name, stored_keys,
+};
+use repo_mapper_tags::RACY_WINDOW;
+use repo_mapper_test_support::logged;
+
+/// A repository of `n` Python files, `f0.py`…, their mtimes past the racy window.
+struct Repo {
+    dir: tempfile::TempDir,
+    files: Vec<(PathBuf, String)>,
+}
+
+impl Repo {
+    fn new(n: usize) -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let mut repo = Repo {
+            dir,
+            files: Vec::new(),
+        };
+        for i in 0..n {
+            let rel = format!("f{i}.py");
+            repo.edit(i, &format!("def fn{i}():\n    helper()\n"));
+            repo.files.push((repo.root().join(&rel), rel));
+        }
+        settle();
+        repo
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Rewrites file `i`; its mtime an hour back plus `i` seconds (past the racy window,
+    /// and distinct from any earlier version's).
+    fn edit(&self, i: usize, text: &str) {
+        let path = self.root().join(format!("f{i}.py"));
+        let before = fs::metadata(&path).and_then(|m| m.modified()).ok();
+        fs::write(&path, text).unwrap();
+        let mut at = SystemTime::now() - Duration::from_secs(3600) + Duration::from_secs(i as u64);
+        if before == Some(at) {
+            at += Duration::from_secs(1);
+        }
+        set_mtime(&path, at);
+    }
+
+    fn cache(&self) -> CacheLocation {
+        CacheLocation::Dir(self.root().join(".repo-mapper"))
+    }
+
+    fn packs(&self) -> PathBuf {
+        self.root()
+            .join(".repo-mapper")
+            .join(store_dir_name())
+            .join("packs")
+    }
+
+    /// The one pack's path and bytes.
+    fn pack(&self) -> (PathBuf, Vec<u8>) {
+        let mut packs: Vec<PathBuf> = fs::read_dir(self.packs())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+            .collect();
+        assert_eq!(packs.len(), 1, "{packs:?}");
+        let path = packs.pop().unwrap();
+        let bytes = fs::read(&path).unwrap();
+        (path, bytes)
+    }
+
+    /// A scan of the whole list (the CLI's after a full walk).
+    fn whole(&self) -> (ScanOutput, Option<StoreFallback>) {
+        let opts = ScanOptions {
+            prune_under: Some(self.root()),
+            ..ScanOptions::default()
+        };
+        let open = OpenOptions::waiting(Duration::from_millis(100), Duration::from_secs(5));
+        scan_cached(&self.cache(), &open, &self.files, &opts, &|_| {})
+    }
+
+    /// How many entries sled holds (the pack's not counted).
+    fn in_sled(&self) -> usize {
+        let opened = open_store(&self.cache(), &OpenOptions::default());
+        assert!(opened.fallback.is_none());
+        opened.store.keys().iter().filter(|k| k[0] == b'd').count()
+    }
+}
+
+/// Waits out the racy window of the files just written (their ctime is now): until then
+/// `stat` vouches for none of them, against the pack or sled.
+fn settle() {
+    std::thread::sleep(RACY_WINDOW + Duration::from_millis(100));
+}
+
+fn defs(out: &ScanOutput) -> Vec<Vec<String>> {
+    out.tags
+        .iter()
+        .map(|t| t.defs.iter().map(|d| d.name.to_string()).collect())
+        .collect()
+}
+
+#[test]
+fn a_first_whole_scan_leaves_every_entry_in_the_pack_and_sled_empty() {
+    let repo = Repo::new(20);
+    let (cold, fallback) = repo.whole();
+    assert!(fallback.is_none());
+    assert_eq!(cold.stats.misses, 20);
+    assert_eq!(repo.in_sled(), 0);
+    assert_eq!(stored_keys(&repo.cache()).len(), 20);
+    let (warm, _) = repo.whole();
+    assert_eq!((warm.stats.hits, warm.stats.misses), (20, 0));
+    assert_eq!(defs(&warm), defs(&cold));
+}
+
+#[test]
+fn a_warm_scan_beside_a_holder_of_sled_is_served_by_the_pack_without_waiting() {
+    let repo = Repo::new(20);
+    let (cold, _) = repo.whole();
+    let holder = open_store(&repo.cache(), &OpenOptions::default());
+    assert!(holder.fallback.is_none());
+    let ((warm, fallback), events) = logged(|| repo.whole());
+    assert!(fallback.is_none(), "{fallback:?}");
+    assert!(
+        events.iter().all(|e| e.level > tracing::Level::INFO),
+        "{events:?}"
+    );
+    assert_eq!((warm.stats.hits, warm.stats.misses), (20, 0));
+    assert_eq!(defs(&warm), defs(&cold));
+    // A changed file is parsed in memory, not waited for.
+    repo.edit(3, "def changed():\n    pass\n");
+    let ((edited, fallback), events) = logged(|| repo.whole());
+    assert!(fallback.is_none());
+    assert!(
+        events.iter().all(|e| e.level > tracing::Level::INFO),
+        "{events:?}"
+    );
+    assert_eq!((edited.stats.hits, edited.stats.misses), (19, 1));
+    assert_eq!(defs(&edited)[3], ["changed"]);
+    drop(holder);
+    // Nothing was written meanwhile: the next scan parses it again and keeps it.
+    let (after, _) = repo.whole();
+    assert_eq!(after.stats.misses, 1);
+    assert_eq!(repo.in_sled(), 1);
+}
+
+#[test]
+fn changes_stay_in_sled_until_they_are_worth_a_new_pack() {
+    let repo = Repo::new(40);
+    repo.whole();
+    let (_, first_pack) = repo.pack();
+    repo.edit(0, "def edited0():\n    pass\n");
+    let (one, _) = repo.whole();
+    assert_eq!(one.stats.misses, 1);
+    assert_eq!(repo.in_sled(), 1, "the change is in sled");
+    assert_eq!(repo.pack().1, first_pack, "the pack is as it was");
+    // sled's entry is the newer: served from there, not parsed again.
+    let (again, _) = repo.whole();
+    assert_eq!((again.stats.hits, again.stats.misses), (40, 0));
+    assert_eq!(defs(&again)[0], ["edited0"]);
+    // 16 files served by sled (the least for a new pack): the pack is written anew.
+    for i in 1..16 {
+        repo.edit(i, &format!("def edited{i}():\n    pass\n"));
+    }
+    let (many, _) = repo.whole();
+    assert_eq!(many.stats.misses, 15);
+    assert_ne!(repo.pack().1, first_pack);
+    assert_eq!(repo.in_sled(), 0, "the pack holds it all");
+    let (last, _) = repo.whole();
+    assert_eq!((last.stats.hits, last.stats.misses), (40, 0));
+    assert_eq!(defs(&last), defs(&many));
+    assert_eq!(defs(&last)[15], ["edited15"]);
+}
+
+#[test]
+fn a_damaged_pack_is_removed_with_one_warning_and_written_anew() {
+    let repo = Repo::new(20);
+    let (cold, _) = repo.whole();
+    let (path, mut bytes) = repo.pack();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    fs::write(&path, &bytes).unwrap();
+    let ((out, fallback), events) = logged(|| repo.whole());
+    assert!(fallback.is_none());
+    let warnings: Vec<_> = events
+        .iter()
+        .filter(|e| e.level == tracing::Level::WARN)
+        .collect();
+    assert_eq!(warnings.len(), 1, "{events:?}");
+    assert!(warnings[0].message.contains("damaged"), "{warnings:?}");
+    assert!(warnings[0].message.contains(&*path.to_string_lossy()));
+    assert_eq!(defs(&out), defs(&cold));
+    assert_eq!(out.stats.misses, 20, "nothing in the pack was trusted");
+    let ((warm, _), events) = logged(|| repo.whole());
+    assert!(
+        events.iter().all(|e| e.level > tracing::Level::INFO),
+        "{events:?}"
+    );
+    assert_eq!(warm.stats.hits, 20);
+}
+
+#[test]
+fn a_scan_of_some_files_neither_reads_nor_writes_the_pack() {
+    let repo = Repo::new(20);
+    repo.whole();
+    let (_, pack) = repo.pack();
+    repo.edit(2, "def partial():\n    pass\n");
+    let some = &repo.files[..5];
+    let open = OpenOptions::default();
+    let (out, _) = scan_cached(&repo.cache(), &open, some, &ScanOptions::default(), &|_| {});
+    // sled lost the entries to the pack: the unchanged four are parsed too.
+    assert_eq!(out.stats.misses, 5);
+    assert_eq!(repo.pack().1, pack);
+    let (whole, _) = repo.whole();
+    assert_eq!((whole.stats.hits, whole.stats.misses), (20, 0));
+    assert_eq!(defs(&whole)[2], ["partial"]);
+}
