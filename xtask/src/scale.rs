@@ -1,5 +1,6 @@
-//! `cargo xtask bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]`:
-//! the whole `repo-mapper` process on a large repository, cold then warm (issue 14).
+//! `cargo xtask bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
+//! [--worktree]`: the whole `repo-mapper` process on a large repository, cold then warm
+//! (issue 14).
 //!
 //! Fetches the repository (Debian's `linux-source-6.1`, the Django 5.2 sdist from PyPI)
 //! under `target/corpus/scale/`, builds the release binary, runs it once with an empty tag
@@ -8,7 +9,9 @@
 //! (`timings`), and once after appending a comment to one file (`kernel/fork.c`,
 //! Django's `query.py`, restored afterwards). It prints wall time, peak RSS, the store's
 //! size and the steps; "outside the map" is the rest of the process (start-up, the walk,
-//! printing, exit). On
+//! printing, exit). With `--worktree` it then copies the tree (new inodes and times, as a
+//! `git worktree add` or a fresh clone writes them) and times the copy's first run on the
+//! same cache directory, then its second (issue 26: a second checkout starts warm). On
 //! Django it also times stock Aider 0.86.2 in-process (`xtask/python/aider_scale.py`, in the
 //! parity virtual environment) in the same run, and prints the ratios. Writes
 //! `target/bench-scale/<repo>.json`.
@@ -30,6 +33,7 @@ struct Options {
     runs: usize,
     budget: usize,
     aider: bool,
+    worktree: bool,
 }
 
 /// One process run: wall time, peak RSS and the binary's JSON report.
@@ -71,6 +75,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         None => None,
     };
     print_table(&cold, median, &steps, edited.as_ref(), store_bytes);
+    let checkout = match options.worktree {
+        true => Some(second_checkout(&root, &out_dir, &options, median, |r| {
+            run_map(&binary, r, &cache, options.budget, "text")
+        })?),
+        false => None,
+    };
     let aider = if options.aider && options.repo == "django" {
         Some(time_aider(&root, &binary, options.budget, options.runs)?)
     } else {
@@ -87,6 +97,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         "warm": warm.iter().map(run_json).collect::<Vec<_>>(),
         "warm_steps": run_json(&steps),
         "warm_after_edit": edited.as_ref().map(run_json),
+        "second_checkout": checkout.as_ref().map(|(first, second)| {
+            serde_json::json!({ "first": run_json(first), "second": run_json(second) })
+        }),
         "store_bytes": store_bytes,
         "aider": aider,
     });
@@ -96,12 +109,47 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Copies `root` (its in-tree cache left out) and times the copy's first and second run
+/// on the same cache directory; prints them against the warm median.
+fn second_checkout(
+    root: &Path,
+    out_dir: &Path,
+    options: &Options,
+    warm: &Run,
+    map: impl Fn(&Path) -> Result<Run>,
+) -> Result<(Run, Run)> {
+    let copy = out_dir.join(format!("checkout-{}", name_of(&options.repo)));
+    if copy.exists() {
+        fs::remove_dir_all(&copy)?;
+    }
+    run_cmd(Command::new("cp").arg("-r").arg(root).arg(&copy))?;
+    let in_tree = copy.join(".repo-mapper");
+    if in_tree.exists() {
+        fs::remove_dir_all(&in_tree)?;
+    }
+    let first = map(&copy)?;
+    let second = map(&copy)?;
+    fs::remove_dir_all(&copy)?;
+    let ratio = |r: &Run| r.wall.as_secs_f64() / warm.wall.as_secs_f64();
+    println!(
+        "second checkout (a copy, same cache): first run {:.3} s ({:.2} x warm), then {:.3} s \
+         ({:.2} x warm), peak {:.2} GiB",
+        first.wall.as_secs_f64(),
+        ratio(&first),
+        second.wall.as_secs_f64(),
+        ratio(&second),
+        first.peak_rss_kb as f64 / (1024.0 * 1024.0),
+    );
+    Ok((first, second))
+}
+
 fn parse_args(args: &[String]) -> Result<Options> {
     let mut options = Options {
         repo: "django".into(),
         runs: 3,
         budget: 1024,
         aider: true,
+        worktree: false,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -111,6 +159,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--runs" => options.runs = value()?.parse().context("--runs")?,
             "--budget" => options.budget = value()?.parse().context("--budget")?,
             "--no-aider" => options.aider = false,
+            "--worktree" => options.worktree = true,
             other => bail!("unknown argument `{other}`"),
         }
     }

@@ -5,13 +5,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use repo_mapper_tags::{Dialect, Language};
 
 use crate::TagStore;
-use crate::pack::{Pack, PackBuilder};
-use crate::scan::{ScanOptions, ScanOutput, ScanProgress, entry_key, scan, scan_layered};
+use crate::pack::{ByContent, Pack, PackBuilder};
+use crate::scan::{
+    Layers, ScanOptions, ScanOutput, ScanProgress, Served, entry_key, scan, scan_layered,
+};
 use crate::store::{
     CacheLocation, MemoryStore, OpenOptions, PACKS_DIR, SledStore, StoreFallback, WORDS_FILE,
     one_line, open_sharing, store_dir_name,
@@ -48,16 +50,26 @@ pub fn scan_cached(
         .prune_under
         .map(|root| pack_path(&dir, root, opts.dialect));
     let pack = pack_path.as_deref().and_then(read_pack);
-    let open = match pack {
-        Some(_) => OpenOptions::waiting(Duration::ZERO, Duration::ZERO),
-        None => open.clone(),
+    // A root without a pack of its own (a new checkout) takes what it can from another's.
+    let by_content = match (&pack_path, &pack) {
+        (Some(own), None) => other_pack(own, opts.dialect),
+        _ => None,
+    };
+    let served_elsewhere = pack.is_some() || by_content.is_some();
+    let open = match served_elsewhere {
+        true => OpenOptions::waiting(Duration::ZERO, Duration::ZERO),
+        false => open.clone(),
     };
     let words = Arc::new(WordSlot::new(dir.join(WORDS_FILE)));
-    let store = LazyStore::new(base, open, pack.is_some(), words);
-    let (out, from_pack) = scan_layered(&store, pack.as_ref(), files, opts, progress);
-    let repacking = pack_path.is_some() && needs_repacking(pack.as_ref(), &from_pack, &out);
+    let store = LazyStore::new(base, open, served_elsewhere, words);
+    let layers = Layers {
+        pack: pack.as_ref(),
+        by_content: by_content.as_ref(),
+    };
+    let (out, served) = scan_layered(&store, layers, files, opts, progress);
+    let repacking = pack_path.is_some() && needs_repacking(pack.as_ref(), &served, &out);
     if let (true, Some(path), Some(sled)) = (repacking, &pack_path, store.opened_sled()) {
-        repack(sled, pack.as_ref(), (files, &from_pack), opts.dialect, path);
+        repack(sled, pack.as_ref(), (files, served), opts.dialect, path);
     }
     (out, store.fallback())
 }
@@ -91,10 +103,36 @@ fn pack_path(dir: &Path, root: &Path, dialect: Dialect) -> PathBuf {
     dir.join(PACKS_DIR).join(name)
 }
 
+/// The most recently used sound pack of `dialect` beside `own` (another root's), by
+/// content.
+fn other_pack(own: &Path, dialect: Dialect) -> Option<ByContent> {
+    let dir = own.parent()?;
+    let mut others: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter(|(_, path)| path != own)
+        .collect();
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
+    others.into_iter().find_map(|(_, path)| {
+        let by_content = ByContent::new(Pack::read(&path).ok()??, dialect);
+        (!by_content.is_empty()).then_some(by_content)
+    })
+}
+
 /// The pack at `path`, if there is a sound one; a damaged one is removed, with a warning.
 fn read_pack(path: &Path) -> Option<Pack> {
     match Pack::read(path) {
-        Ok(pack) => pack,
+        Ok(pack) => {
+            // Used: kept before others when packs are pruned.
+            if pack.is_some()
+                && let Ok(file) = std::fs::File::options().write(true).open(path)
+            {
+                let _ = file.set_modified(SystemTime::now());
+            }
+            pack
+        }
         Err(()) => {
             let removed = match std::fs::remove_file(path) {
                 Ok(()) => "removed it".to_owned(),
@@ -110,47 +148,81 @@ fn read_pack(path: &Path) -> Option<Pack> {
 /// Whether the pack should be written anew: there is none, sled served more than a
 /// 64th of the files with tags (at least 16), or the pack holds more files than the
 /// list has (some were deleted: pruned as soon as seen).
-fn needs_repacking(pack: Option<&Pack>, from_pack: &[bool], out: &ScanOutput) -> bool {
+fn needs_repacking(pack: Option<&Pack>, served: &[Served], out: &ScanOutput) -> bool {
     let Some(pack) = pack else {
         return true;
     };
+    let packed = served.iter().filter(|s| matches!(s, Served::Pack)).count();
     let stats = &out.stats;
-    let served = stats.hits + stats.hash_hits + stats.misses;
-    let packed = from_pack.iter().filter(|&&p| p).count();
-    let slack = (served / 64).max(16);
-    served - packed.min(served) >= slack || pack.len() > served
+    let with_tags = stats.hits + stats.hash_hits + stats.misses;
+    let slack = (with_tags / 64).max(16);
+    with_tags - packed.min(with_tags) >= slack || pack.len() > with_tags
 }
 
-/// Writes the pack of `files` (each entry from sled where it has one and the pack did not
-/// serve the file, else from the pack), then empties sled. A failure leaves sled as it
-/// is: nothing is lost.
+/// Writes the pack of `files` (each entry where the scan left it: sled, the pack, or in
+/// hand from another root's pack), then empties sled. A failure leaves sled as it is:
+/// nothing is lost.
 fn repack(
     sled: &SledStore,
     pack: Option<&Pack>,
-    (files, from_pack): (&[(PathBuf, String)], &[bool]),
+    (files, served): (&[(PathBuf, String)], Vec<Served>),
     dialect: Dialect,
     path: &Path,
 ) {
     let mut builder = PackBuilder::default();
-    for ((fname, _), &packed) in files.iter().zip(from_pack) {
+    for ((fname, _), served) in files.iter().zip(served) {
         if Language::for_path(fname, dialect).is_none() {
             continue;
         }
         let key = entry_key(dialect, fname);
-        let packed_value = pack.and_then(|p| p.get(&key));
-        // sled's entry is the newer; the pack's still stands when the scan confirmed it
-        // by content hash without rewriting it (a racy file).
-        let newer = if packed { None } else { sled.get(&key) };
-        match (newer, packed_value) {
-            (Some(value), _) => builder.push(&key, &value),
-            (None, Some(value)) => builder.push(&key, value),
-            (None, None) => {}
+        let packed = || pack.and_then(|p| p.get(&key));
+        match served {
+            Served::Fresh(value) => builder.push(&key, &value),
+            Served::Pack => packed().into_iter().for_each(|v| builder.push(&key, v)),
+            // sled's entry is the newer; the pack's still stands when the scan confirmed
+            // it by content hash without rewriting it (a racy file).
+            Served::Store => match sled.get(&key) {
+                Some(value) => builder.push(&key, &value),
+                None => packed().into_iter().for_each(|v| builder.push(&key, v)),
+            },
         }
     }
     let done = builder.write(path).and_then(|()| sled.clear());
     if let Err(e) = done {
         let text = format!("tag pack {} not written: {e}", path.display());
         tracing::debug!("{}", one_line(&text));
+    }
+    if let Some(dir) = path.parent() {
+        prune_packs(dir, MAX_PACKS);
+    }
+}
+
+/// Packs kept in a store directory: the roots (checkouts) most recently used there.
+const MAX_PACKS: usize = 8;
+
+/// Removes all but the `keep` most recently used packs in `dir` (a read renews a pack's
+/// modification time), and temporary files a writer left more than an hour ago.
+fn prune_packs(dir: &Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    let mut packs = Vec::new();
+    for entry in entries.flatten() {
+        let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
+            continue;
+        };
+        let stale_temp = entry.file_name().to_string_lossy().starts_with(".tmp-")
+            && now.duration_since(modified).unwrap_or_default() > Duration::from_secs(3600);
+        if stale_temp {
+            let _ = std::fs::remove_file(entry.path());
+        } else if !entry.file_name().to_string_lossy().starts_with('.') {
+            packs.push((modified, entry.path()));
+        }
+    }
+    packs.sort_by_key(|p| std::cmp::Reverse(p.0));
+    for (_, path) in packs.into_iter().skip(keep) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -271,5 +343,36 @@ impl TagStore for LazyStore<'_> {
 
     fn reset(&self) -> std::io::Result<()> {
         self.store().reset()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aged(path: &Path, secs_ago: u64) {
+        std::fs::write(path, b"x").unwrap();
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(SystemTime::now() - Duration::from_secs(secs_ago))
+            .unwrap();
+    }
+
+    #[test]
+    fn packs_are_kept_by_recent_use_and_old_temporary_files_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        for i in 0..10 {
+            aged(&dir.path().join(format!("pack{i}")), 10 * i);
+        }
+        aged(&dir.path().join(".tmp-1-0"), 7200);
+        aged(&dir.path().join(".tmp-2-0"), 10);
+        prune_packs(dir.path(), MAX_PACKS);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut expected: Vec<String> = (0..8).map(|i| format!("pack{i}")).collect();
+        expected.insert(0, ".tmp-2-0".to_owned());
+        assert_eq!(left, expected);
     }
 }

@@ -18,9 +18,9 @@ use std::io;
 use std::path::Path;
 
 use rayon::prelude::*;
-use repo_mapper_tags::leb128;
+use repo_mapper_tags::{Dialect, Language, leb128};
 
-use crate::codec::FORMAT;
+use crate::codec::{self, FORMAT};
 use crate::words::replace_file;
 
 const MAGIC: &[u8; 7] = b"RMPACK\x01";
@@ -101,6 +101,17 @@ impl Pack {
         (at(slot.key) == key).then(|| at(slot.value))
     }
 
+    /// Every entry, as (key, value), in no order.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.index.values().map(|s| {
+            let chunk = &self.chunks[s.chunk as usize];
+            (
+                &chunk[s.key.0 as usize..s.key.1 as usize],
+                &chunk[s.value.0 as usize..s.value.1 as usize],
+            )
+        })
+    }
+
     /// Every key it holds, in no order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &[u8]> {
         self.index
@@ -112,6 +123,61 @@ impl Pack {
     pub(crate) fn len(&self) -> usize {
         self.index.len()
     }
+}
+
+/// Another root's pack, its entries found by content: a new checkout of a repository
+/// mapped here takes each file's tags from there once its content hash matches (the file
+/// is read and hashed, not parsed).
+#[derive(Debug)]
+pub(crate) struct ByContent {
+    pack: Pack,
+    /// The start of the content's BLAKE3 and the language its path gave, to the key.
+    keys: HashMap<([u8; 16], Language), Vec<u8>>,
+}
+
+impl ByContent {
+    /// The entries of `pack` (of `dialect`) by content and language.
+    pub(crate) fn new(pack: Pack, dialect: Dialect) -> ByContent {
+        let mut keys = HashMap::with_capacity(pack.len());
+        for (key, value) in pack.entries() {
+            let (Some(k), Some(lang)) = (codec::decode_key(value), key_language(key, dialect))
+            else {
+                continue;
+            };
+            let mut start = [0; 16];
+            start.copy_from_slice(&k.hash[..16]);
+            keys.entry((start, lang)).or_insert_with(|| key.to_vec());
+        }
+        ByContent { pack, keys }
+    }
+
+    /// Whether it holds no entry of the dialect it was made for.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The entry of a file of language `lang` whose content hashes to `hash`, if any.
+    pub(crate) fn get(&self, hash: &[u8; 32], lang: Language) -> Option<&[u8]> {
+        let mut start = [0; 16];
+        start.copy_from_slice(&hash[..16]);
+        self.pack.get(self.keys.get(&(start, lang))?)
+    }
+}
+
+/// The language of the file an entry key names, if the key is of `dialect`.
+fn key_language(key: &[u8], dialect: Dialect) -> Option<Language> {
+    let (&tag, path) = key.split_first()?;
+    if tag != crate::scan::dialect_tag(dialect) {
+        return None;
+    }
+    #[cfg(unix)]
+    let path = {
+        use std::os::unix::ffi::OsStrExt;
+        Path::new(std::ffi::OsStr::from_bytes(path))
+    };
+    #[cfg(not(unix))]
+    let path = Path::new(std::str::from_utf8(path).ok()?);
+    Language::for_path(path, dialect)
 }
 
 fn read_u32(bytes: &[u8]) -> Option<(u32, &[u8])> {

@@ -13,7 +13,7 @@ use repo_mapper_tags::{
 };
 
 use crate::codec::{self, FileKey, Note};
-use crate::pack::Pack;
+use crate::pack::{ByContent, Pack};
 use crate::{NewWords, TagStore};
 
 /// Entries written to the store per batch.
@@ -119,8 +119,8 @@ enum Outcome {
         note: Option<Note>,
         hash_hit: bool,
         words: WordUse,
-        /// Served by the pack, sled not asked.
-        from_pack: bool,
+        /// Where its entry is, for the root's next pack.
+        served: Served,
     },
     /// Extracted (its entry written, see [`Writer`]).
     Parsed {
@@ -130,27 +130,36 @@ enum Outcome {
     },
 }
 
+/// Where a file's entry is after a scan, for the root's next pack.
+#[derive(Debug, Default)]
+pub(crate) enum Served {
+    /// In the store (or nowhere: the file has no entry).
+    #[default]
+    Store,
+    /// In the root's pack, which served it without the store.
+    Pack,
+    /// Here: another root's entry for the same content, with this file's stamp (kept
+    /// for the pack, not written to the store).
+    Fresh(Vec<u8>),
+}
+
 impl Outcome {
-    /// Whether the pack served it.
-    fn served_by_pack(&self) -> bool {
-        matches!(
-            self,
-            Outcome::Stored {
-                from_pack: true,
-                ..
-            }
-        )
+    /// Where its entry is (taken: left [`Served::Store`]).
+    fn take_served(&mut self) -> Served {
+        match self {
+            Outcome::Stored { served, .. } => std::mem::take(served),
+            _ => Served::Store,
+        }
     }
 
-    /// Whether finding it asked the store (or will write to it).
+    /// Whether finding it asked the store (or will write to it): all but what the root's
+    /// pack served.
     fn uses_store(&self) -> bool {
-        matches!(
-            self,
-            Outcome::Stored {
-                from_pack: false,
-                ..
-            } | Outcome::Parsed { .. }
-        )
+        match self {
+            Outcome::Stored { served, .. } => !matches!(served, Served::Pack),
+            Outcome::Parsed { .. } => true,
+            _ => false,
+        }
     }
 }
 
@@ -216,24 +225,34 @@ pub fn scan(
     opts: &ScanOptions<'_>,
     progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> ScanOutput {
-    scan_layered(store, None, files, opts, progress).0
+    scan_layered(store, Layers::default(), files, opts, progress).0
 }
 
-/// [`scan`], each file looked up in `pack` first (`stat` vouching for the pack's entry
-/// settles it without `store`), then in `store`; with which files the pack served. When
-/// it served every file that has tags, `store` is not touched at all.
+/// What a scan looks in besides its store.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Layers<'a> {
+    /// The root's pack: looked in first.
+    pub(crate) pack: Option<&'a Pack>,
+    /// Another root's pack, by content: for a file neither holds, once read and hashed.
+    pub(crate) by_content: Option<&'a ByContent>,
+}
+
+/// [`scan`], each file looked up in `layers.pack` first (`stat` vouching for the pack's
+/// entry settles it without `store`), then in `store`, then, once read, by its content in
+/// `layers.by_content`; with which files the pack served. When it served every file that
+/// has tags, `store` is not touched at all.
 pub(crate) fn scan_layered(
     store: &dyn TagStore,
-    pack: Option<&Pack>,
+    layers: Layers<'_>,
     files: &[(PathBuf, String)],
     opts: &ScanOptions<'_>,
     progress: &(dyn Fn(ScanProgress) + Sync),
-) -> (ScanOutput, Vec<bool>) {
+) -> (ScanOutput, Vec<Served>) {
     let started = SystemTime::now();
     let check_all = || -> Vec<Checked> {
         files
             .par_iter()
-            .map(|(fname, rel)| check(store, pack, fname, rel, opts, started))
+            .map(|(fname, rel)| check(store, layers.pack, fname, rel, opts, started))
             .collect()
     };
     let mut checked = check_all();
@@ -244,9 +263,10 @@ pub(crate) fn scan_layered(
         checked = check_all();
     }
     let writer = Writer::new(store, opts.dialect);
-    let outcomes = read_unvouched(checked, opts, progress, &writer);
-    let from_pack: Vec<bool> = outcomes.iter().map(Outcome::served_by_pack).collect();
+    let outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
+    let mut outcomes = outcomes;
     let store_used = outcomes.iter().any(Outcome::uses_store);
+    let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
     let mut out = ScanOutput {
         stats: ScanStats {
             files: files.len(),
@@ -268,7 +288,7 @@ pub(crate) fn scan_layered(
         problems = out.problems.len(),
         "tag scan done"
     );
-    (out, from_pack)
+    (out, served)
 }
 
 /// After a scan that used the store: the last writes, the words, pruning, a flush; how
@@ -299,11 +319,12 @@ fn finish_store(
     pruned
 }
 
-/// The second pass of [`scan`]: reads (in parallel) every file the first left unvouched;
-/// every file's outcome, in order.
+/// The second pass of [`scan`]: reads (in parallel) every file the first left unvouched
+/// (looking its content up in `by_content` before parsing it); every file's outcome, in
+/// order.
 fn read_unvouched(
     checked: Vec<Checked>,
-    opts: &ScanOptions<'_>,
+    (opts, by_content): (&ScanOptions<'_>, Option<&ByContent>),
     progress: &(dyn Fn(ScanProgress) + Sync),
     writer: &Writer<'_>,
 ) -> Vec<Outcome> {
@@ -318,7 +339,7 @@ fn read_unvouched(
         .map(|c| match c {
             Checked::Done(outcome) => outcome,
             Checked::Unvouched(file) => {
-                let outcome = file.read(opts, writer);
+                let outcome = file.read(opts, by_content, writer);
                 let read = read.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(ScanProgress { read, to_read });
                 outcome
@@ -495,8 +516,8 @@ fn check(
     if let Some(mut hit) = packed.and_then(|e| trusted_by_stat(e, &stat, &names))
         && add_kept_words(store, opts.dialect, &mut hit)
     {
-        if let Outcome::Stored { from_pack, .. } = &mut hit {
-            *from_pack = true;
+        if let Outcome::Stored { served, .. } = &mut hit {
+            *served = Served::Pack;
         }
         return Checked::Done(hit);
     }
@@ -520,20 +541,31 @@ fn check(
 impl Unvouched {
     /// Second pass, one file: the stored tags if the content hash matches, else a fresh
     /// extraction.
-    fn read(self, opts: &ScanOptions<'_>, writer: &Writer<'_>) -> Outcome {
+    fn read(
+        mut self,
+        opts: &ScanOptions<'_>,
+        by_content: Option<&ByContent>,
+        writer: &Writer<'_>,
+    ) -> Outcome {
         let bytes = match std::fs::read(&*self.names.abs) {
             Ok(b) => b,
             Err(e) => return Outcome::Error(e.to_string()),
         };
         let key = self.stat.key_of(&bytes);
-        if let Some((hit, rewrite)) = self
+        let confirmed = match self
             .stored
+            .take()
             .and_then(|e| confirmed_by_hash(e, &key, &self.names))
         {
-            if let Some(entry) = rewrite {
-                writer.push(&self.names.abs, entry);
+            Some((hit, rewrite)) => {
+                if let Some(entry) = rewrite {
+                    writer.push(&self.names.abs, entry);
+                }
+                Some(hit)
             }
-            let mut hit = hit;
+            None => by_content.and_then(|c| self.found_elsewhere(c, &key)),
+        };
+        if let Some(mut hit) = confirmed {
             if !add_kept_words(writer.store, opts.dialect, &mut hit) {
                 add_read_words(&mut hit, bytes);
             }
@@ -542,6 +574,19 @@ impl Unvouched {
         let (outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
         writer.push(&self.names.abs, entry);
         outcome
+    }
+}
+
+impl Unvouched {
+    /// Another root's entry for this content and language, given this file's stamp and
+    /// kept for the root's pack ([`Served::Fresh`]).
+    fn found_elsewhere(&self, by_content: &ByContent, key: &FileKey) -> Option<Outcome> {
+        let entry = by_content.get(&key.hash, self.lang)?.to_vec();
+        let (mut hit, rewrite) = confirmed_by_hash(entry.clone(), key, &self.names)?;
+        if let Outcome::Stored { served, .. } = &mut hit {
+            *served = Served::Fresh(rewrite.unwrap_or(entry));
+        }
+        Some(hit)
     }
 }
 
@@ -597,7 +642,7 @@ fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> 
         note: codec::decode_note(entry),
         hash_hit: false,
         words: WordUse::Kept(k.hash),
-        from_pack: false,
+        served: Served::Store,
     })
 }
 
@@ -621,7 +666,7 @@ fn confirmed_by_hash(
         note,
         hash_hit: !unchanged,
         words: WordUse::Kept(k.hash),
-        from_pack: false,
+        served: Served::Store,
     };
     Some((stored, rewrite))
 }
@@ -760,7 +805,7 @@ fn prune(store: &dyn TagStore, files: &[(PathBuf, String)], root: &Path) -> usiz
 
 const ALL_DIALECTS: [Dialect; 2] = [Dialect::Default, Dialect::Aider];
 
-fn dialect_tag(dialect: Dialect) -> u8 {
+pub(crate) fn dialect_tag(dialect: Dialect) -> u8 {
     match dialect {
         Dialect::Default => b'd',
         Dialect::Aider => b'a',

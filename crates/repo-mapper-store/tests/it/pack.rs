@@ -18,14 +18,22 @@ use repo_mapper_test_support::logged;
 struct Repo {
     dir: tempfile::TempDir,
     files: Vec<(PathBuf, String)>,
+    cache: PathBuf,
 }
 
 impl Repo {
     fn new(n: usize) -> Repo {
         let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join(".repo-mapper");
+        Repo::with_cache(dir, n, cache)
+    }
+
+    /// A repository in `dir` whose cache is `cache`.
+    fn with_cache(dir: tempfile::TempDir, n: usize, cache: PathBuf) -> Repo {
         let mut repo = Repo {
             dir,
             files: Vec::new(),
+            cache,
         };
         for i in 0..n {
             let rel = format!("f{i}.py");
@@ -54,14 +62,11 @@ impl Repo {
     }
 
     fn cache(&self) -> CacheLocation {
-        CacheLocation::Dir(self.root().join(".repo-mapper"))
+        CacheLocation::Dir(self.cache.clone())
     }
 
     fn packs(&self) -> PathBuf {
-        self.root()
-            .join(".repo-mapper")
-            .join(store_dir_name())
-            .join("packs")
+        self.cache.join(store_dir_name()).join("packs")
     }
 
     /// The one pack's path and bytes.
@@ -222,4 +227,65 @@ fn a_scan_of_some_files_neither_reads_nor_writes_the_pack() {
     let (whole, _) = repo.whole();
     assert_eq!((whole.stats.hits, whole.stats.misses), (20, 0));
     assert_eq!(defs(&whole)[2], ["partial"]);
+}
+
+/// Issue 26: a second checkout of a repository (a `git worktree add`, a fresh clone) whose
+/// cache directory another checkout filled takes every file's tags from that checkout's
+/// pack by content: read and hashed, never parsed. A file it changed is parsed, and so is
+/// the same content under a path of another language.
+#[test]
+fn a_second_checkout_sharing_the_cache_parses_only_what_differs() {
+    let shared = tempfile::tempdir().unwrap();
+    let cache = shared.path().join("cache");
+    let first = Repo::with_cache(tempfile::tempdir().unwrap(), 20, cache.clone());
+    let (cold, _) = first.whole();
+    assert_eq!(cold.stats.misses, 20);
+    let second = Repo::with_cache(tempfile::tempdir().unwrap(), 20, cache);
+    second.edit(4, "def only_here():\n    pass\n");
+    let other_language = second.root().join("f5.rb");
+    fs::copy(second.root().join("f5.py"), &other_language).unwrap();
+    let mut files = second.files.clone();
+    files.push((other_language, "f5.rb".to_owned()));
+    let opts = ScanOptions {
+        prune_under: Some(second.root()),
+        ..ScanOptions::default()
+    };
+    let (out, _) = scan_cached(
+        &second.cache(),
+        &OpenOptions::default(),
+        &files,
+        &opts,
+        &|_| {},
+    );
+    assert_eq!(out.stats.hash_hits, 19, "{:?}", out.stats);
+    assert_eq!(out.stats.misses, 2, "the edited file, and the Ruby copy");
+    assert_eq!(
+        defs(&out)[..20],
+        defs(&cold)[..20]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if i == 4 {
+                    vec!["only_here".to_owned()]
+                } else {
+                    d.clone()
+                }
+            })
+            .collect::<Vec<_>>()[..]
+    );
+    assert!(
+        defs(&out)[20].is_empty(),
+        "Ruby finds no Python definitions"
+    );
+    // The second checkout now has a pack of its own; the first's still serves it.
+    let (warm, _) = first.whole();
+    assert_eq!((warm.stats.hits, warm.stats.misses), (20, 0));
+    let (again, _) = scan_cached(
+        &second.cache(),
+        &OpenOptions::default(),
+        &files,
+        &opts,
+        &|_| {},
+    );
+    assert_eq!((again.stats.hits, again.stats.misses), (21, 0));
 }
