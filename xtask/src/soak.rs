@@ -125,7 +125,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let logs = workspace_root().join("target/soak");
     std::fs::create_dir_all(&logs)?;
     let mcp = Mcp::new(&binary, &tmp_root)?;
-    let warm = mcp.start(&logs.join("warm-server.log"))?;
+    let warm = mcp.start(&logs.join("warm-server.log"), &logs.join("cache-home"))?;
     let mut soak = Soak {
         rng: Rng::new(o.seed),
         editor: Editor::new(commits),

@@ -116,7 +116,9 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "FILE|-")]
     pub files_from: Option<String>,
 
-    /// Directory of the tag cache (default: ROOT/.repo-mapper).
+    /// Directory of the tag cache (default: the repository's own directory in
+    /// $XDG_CACHE_HOME/repo-mapper, shared by its worktrees and clones; ROOT/.repo-mapper
+    /// without a cache home).
     #[arg(long, value_name = "DIR", env = "REPO_MAPPER_CACHE_DIR")]
     pub cache_dir: Option<PathBuf>,
 

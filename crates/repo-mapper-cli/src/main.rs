@@ -83,6 +83,7 @@ fn subcommand(command: Command) -> Result<(), Failure> {
             let mut options = repo_mapper_mcp::ServerOptions::default();
             options.roots = roots;
             options.max_sessions = max_sessions;
+            options.cache_base = settings::user_cache_base();
             trim::start();
             repo_mapper_mcp::serve_stdio(options)
                 .map_err(|e| Failure::fatal(format!("error: the MCP server stopped: {e}")))

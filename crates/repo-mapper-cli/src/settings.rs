@@ -5,7 +5,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use repo_mapper::{Anchors, CacheLocation, Config, Limits, MapRequest, list_files};
+use repo_mapper::{
+    Anchors, CacheLocation, Config, Limits, MapRequest, list_files, prune_shared_cache,
+    shared_cache_dir,
+};
 
 use crate::Failure;
 use crate::args::{Cli, Format};
@@ -46,6 +49,18 @@ impl Settings {
     }
 }
 
+/// The per-user cache every repository's own directory goes in (behaviour.md §5.2.1):
+/// `$XDG_CACHE_HOME/repo-mapper` (an absolute one), else `$HOME/.cache/repo-mapper`;
+/// `None` without either (then each repository keeps `ROOT/.repo-mapper`).
+pub(crate) fn user_cache_base() -> Option<PathBuf> {
+    let absolute = |var: &str| {
+        let dir = PathBuf::from(std::env::var_os(var)?);
+        dir.is_absolute().then_some(dir)
+    };
+    let base = absolute("XDG_CACHE_HOME").or_else(|| Some(absolute("HOME")?.join(".cache")))?;
+    Some(base.join("repo-mapper"))
+}
+
 fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
     let mut config = Config::new(root).with_profile(cli.profile.0);
     config.map_tokens = cli.max_tokens as usize;
@@ -67,6 +82,10 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
         config.cache = CacheLocation::Memory;
     } else if let Some(dir) = &cli.cache_dir {
         config.cache = CacheLocation::Dir(absolute(cwd, dir));
+    } else if let Some(base) = user_cache_base() {
+        let dir = shared_cache_dir(&base, root);
+        prune_shared_cache(&base, &dir);
+        config.cache = CacheLocation::Dir(dir);
     }
     // Only JSON prints the ranked list; text needs the map alone.
     config.full_report = cli.format == Format::Json;

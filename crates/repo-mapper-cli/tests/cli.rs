@@ -6,6 +6,10 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sample-repo")
 }
@@ -37,6 +41,7 @@ fn cmd(repo: &Path) -> Command {
     let mut c = Command::cargo_bin("repo-mapper").unwrap();
     c.current_dir(repo)
         .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
         .env_remove("REPO_MAPPER_CACHE_DIR");
     c
 }
@@ -57,9 +62,26 @@ fn default_map_of_the_sample_repo() {
     let map = stdout_of(cmd(r.path()).arg("."));
     insta::assert_snapshot!("default_map", map);
     assert!(
-        r.path().join(".repo-mapper/.gitignore").is_file(),
-        "default tag cache in the root"
+        !r.path().join(".repo-mapper").exists(),
+        "the default tag cache is the user's, not in the root"
     );
+    let mut dirs: Vec<_> = std::fs::read_dir(Path::new(TEST_CACHE_HOME).join("repo-mapper"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join(".gitignore").is_file())
+        .collect();
+    dirs.retain(|d| {
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        let root = r.path().file_name().unwrap().to_string_lossy().into_owned();
+        name.starts_with(&format!(
+            "{}-",
+            root.replace(
+                |c: char| !c.is_ascii_alphanumeric() && !"-_.".contains(c),
+                ""
+            )
+        ))
+    });
+    assert_eq!(dirs.len(), 1, "one directory for this repository: {dirs:?}");
 }
 
 #[test]
@@ -317,6 +339,11 @@ fn cache_dir_and_no_cache() {
 fn deleted_files_are_pruned_from_the_tag_store_after_a_walk() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
+    let cmd = |dir: &Path| {
+        let mut c = cmd(dir);
+        c.env("REPO_MAPPER_CACHE_DIR", &cache);
+        c
+    };
     // Entries in sled and in the root's pack alike.
     let stored = || {
         let location = repo_mapper_store::CacheLocation::Dir(cache.clone());
@@ -730,6 +757,11 @@ fn history_steers_the_ranking_unless_no_history() {
 fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
+    let cmd = |dir: &Path| {
+        let mut c = cmd(dir);
+        c.env("REPO_MAPPER_CACHE_DIR", &cache);
+        c
+    };
     let json = |out: &std::process::Output| -> serde_json::Value {
         assert!(
             out.status.success(),
@@ -750,7 +782,8 @@ fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
                     .current_dir(r.path())
                     .args([".", "--format", "json"])
                     .env_remove("RUST_LOG")
-                    .env_remove("REPO_MAPPER_CACHE_DIR")
+                    .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
+                    .env("REPO_MAPPER_CACHE_DIR", &cache)
                     .stdout(std::process::Stdio::piped())
                     .stderr(std::process::Stdio::piped())
                     .spawn()
@@ -768,7 +801,7 @@ fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
             .output()
             .unwrap(),
     );
-    let location = repo_mapper_store::CacheLocation::Dir(cache);
+    let location = repo_mapper_store::CacheLocation::Dir(cache.clone());
     let holder = repo_mapper_store::open_store(&location, &Default::default());
     assert!(holder.fallback.is_none(), "the test holds the store");
     for run in four_at_once() {
@@ -788,4 +821,32 @@ fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
         let map = run["map"].as_str().unwrap();
         assert!(map.contains("class Member"), "{map}");
     }
+}
+
+/// Issue 26: a `git worktree add` of a repository mapped here starts warm. Both checkouts
+/// get one directory in the per-user cache by default, and the worktree's first run takes
+/// every file's tags from the first checkout's pack: read and hashed, none parsed.
+#[test]
+fn a_worktree_shares_the_default_cache_and_starts_warm() {
+    let main = repo();
+    std::fs::create_dir_all(main.path().join(".git/worktrees/feature")).unwrap();
+    std::fs::write(main.path().join(".git/config"), "[core]\n").unwrap();
+    let admin = main.path().join(".git/worktrees/feature");
+    std::fs::write(admin.join("commondir"), "../..\n").unwrap();
+    let feature = repo();
+    std::fs::write(
+        feature.path().join(".git"),
+        format!("gitdir: {}\n", admin.display()),
+    )
+    .unwrap();
+    let scan = |dir: &Path| -> serde_json::Value {
+        let out = stdout_of(cmd(dir).args([".", "--format", "json", "--no-history"]));
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["scan"].clone()
+    };
+    let first = scan(main.path());
+    assert!(first["parsed"].as_u64().unwrap() > 0, "{first}");
+    let second = scan(feature.path());
+    assert_eq!(second["parsed"], 0, "{second}");
+    assert_eq!(second["hash_hits"], first["parsed"], "{second}");
+    assert!(!feature.path().join(".repo-mapper").exists());
 }

@@ -7,6 +7,10 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 const SECRET: &str = "def leaked_secret_function():\n    return 'token'\n";
 
 /// `base/repo` with two good files, and `base/secret.py` outside the root.
@@ -32,6 +36,7 @@ fn run(root: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     let mut c = Command::cargo_bin("repo-mapper").unwrap();
     c.current_dir(root)
         .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
         .env_remove("REPO_MAPPER_CACHE_DIR")
         .arg(".")
         .args(args);
@@ -197,7 +202,7 @@ fn a_cache_location_that_is_a_file_is_neither_mapped_nor_touched() {
     let dir = repo();
     let root = dir.path().join("repo");
     fs::write(root.join(".repo-mapper"), "def not_a_cache(): pass\n").unwrap();
-    let out = run(&root, &[], None);
+    let out = run(&root, &["--cache-dir", ".repo-mapper"], None);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("Order"), "{stdout}");
@@ -223,7 +228,8 @@ fn a_damaged_store_heals_after_one_run() {
         );
         fs::write(root.join(format!("pkg/m{i:04}.py")), text).unwrap();
     }
-    let first = run(&root, &[], None);
+    let cache = ["--cache-dir", ".repo-mapper"];
+    let first = run(&root, &cache, None);
     assert!(first.status.success(), "{}", text(&first.stderr));
     let db = fs::read_dir(root.join(".repo-mapper"))
         .unwrap()
@@ -238,7 +244,7 @@ fn a_damaged_store_heals_after_one_run() {
     bytes[at..end].fill(0);
     fs::write(&db, bytes).unwrap();
 
-    let damaged = run(&root, &[], None);
+    let damaged = run(&root, &cache, None);
     assert!(damaged.status.success(), "{}", text(&damaged.stderr));
     assert_eq!(damaged.stdout, first.stdout);
     assert!(
@@ -247,7 +253,7 @@ fn a_damaged_store_heals_after_one_run() {
         text(&damaged.stderr)
     );
     for _ in 0..2 {
-        let healed = run(&root, &[], None);
+        let healed = run(&root, &cache, None);
         assert_eq!(healed.stdout, first.stdout);
         assert_eq!(text(&healed.stderr), "");
     }

@@ -6,10 +6,15 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 fn cmd(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("repo-mapper").unwrap();
     c.current_dir(dir)
         .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
         .env_remove("REPO_MAPPER_CACHE_DIR")
         .env_remove("NO_COLOR");
     c

@@ -11,6 +11,10 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/sample-repo")
@@ -35,7 +39,10 @@ fn repo() -> tempfile::TempDir {
 
 async fn client(args: &[&str]) -> RunningService<RoleClient, ()> {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-    cmd.arg("mcp").args(args).env_remove("RUST_LOG");
+    cmd.arg("mcp")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
     let transport = TokioChildProcess::new(cmd).unwrap();
     ().serve(transport).await.expect("the server initialises")
 }
@@ -68,6 +75,7 @@ fn cli_map(root: &Path, args: &[&str]) -> String {
         .arg(root)
         .args(args)
         .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
         .output()
         .unwrap();
     assert!(
@@ -300,7 +308,9 @@ async fn clients_of_earlier_protocol_revisions_are_served() {
         )
         .with_protocol_version(revision.clone());
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-        cmd.arg("mcp").env_remove("RUST_LOG");
+        cmd.arg("mcp")
+            .env_remove("RUST_LOG")
+            .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
         let client = info
             .serve(TokioChildProcess::new(cmd).unwrap())
             .await
@@ -355,7 +365,9 @@ async fn a_cold_scan_reports_its_progress_to_a_client_that_asks() {
     let root = dir.path().to_str().unwrap();
     let keeper = ProgressKeeper::default();
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-    cmd.arg("mcp").env_remove("RUST_LOG");
+    cmd.arg("mcp")
+        .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
     let client = keeper
         .clone()
         .serve(TokioChildProcess::new(cmd).unwrap())

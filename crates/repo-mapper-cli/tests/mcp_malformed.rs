@@ -10,6 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 /// How long to wait for one line of the server's before calling it hung: a watchdog, far
 /// above what any answer here takes.
 const HUNG: Duration = Duration::from_secs(120);
@@ -35,6 +39,7 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_repo-mapper"))
             .arg("mcp")
             .env_remove("RUST_LOG")
+            .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

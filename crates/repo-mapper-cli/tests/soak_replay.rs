@@ -16,6 +16,10 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
+/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
+/// the target directory, never the developer's own.
+const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+
 type Client = RunningService<RoleClient, ()>;
 
 /// The pause around each request, so that no edit shares a timestamp tick with a scan.
@@ -107,7 +111,7 @@ async fn replay(case: &Value) -> Vec<String> {
         materialise(base, &root);
         roots.push(root);
     }
-    let client = start(&top).await;
+    let client = start(&top, Path::new(TEST_CACHE_HOME)).await;
     let mut failures = Vec::new();
     for (n, step) in case["steps"].as_array().unwrap().iter().enumerate() {
         let root = &roots[step["root"].as_u64().unwrap_or(0) as usize];
@@ -250,9 +254,13 @@ fn run(cmd: &mut Command) {
 }
 
 /// A server serving the roots in `top`.
-async fn start(top: &Path) -> Client {
+async fn start(top: &Path, cache_home: &Path) -> Client {
     let mut cmd = tokio::process::Command::new(binary());
-    cmd.arg("mcp").arg("--root").arg(top).env_remove("RUST_LOG");
+    cmd.arg("mcp")
+        .arg("--root")
+        .arg(top)
+        .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", cache_home);
     let (transport, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())
         .spawn()
@@ -326,6 +334,7 @@ fn fresh_map(root: &Path, args: &Value) -> String {
             .arg(root)
             .args(cli_args(args, attempt))
             .env_remove("RUST_LOG")
+            .env("XDG_CACHE_HOME", TEST_CACHE_HOME)
             .env_remove("REPO_MAPPER_CACHE_DIR")
             .output()
             .unwrap();
@@ -377,12 +386,15 @@ async fn fresh_search(top: &Path, root: &Path, args: &Value) -> Result<Value, St
     if store.exists() {
         std::fs::remove_dir_all(&store).unwrap();
     }
-    let client = start(top).await;
+    // A cache of its own: the copy shares no tags with the warm server's.
+    let cache_home = top.join("fresh-cache");
+    let client = start(top, &cache_home).await;
     let mut args = args.clone();
     args["project_root"] = json!(copy);
     let answer = call(&client, "search_identifiers", &args).await;
     client.cancel().await.unwrap();
     std::fs::remove_dir_all(&copy).unwrap();
+    let _ = std::fs::remove_dir_all(&cache_home);
     answer
 }
 

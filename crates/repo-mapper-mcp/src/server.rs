@@ -33,6 +33,9 @@ pub struct ServerOptions {
     /// Live sessions kept (one per root and profile); the least recently used is dropped
     /// past this many.
     pub max_sessions: usize,
+    /// The per-user cache each repository's own directory goes in
+    /// ([`repo_mapper::shared_cache_dir`]); `None`: `ROOT/.repo-mapper`.
+    pub cache_base: Option<PathBuf>,
 }
 
 impl Default for ServerOptions {
@@ -40,6 +43,7 @@ impl Default for ServerOptions {
         ServerOptions {
             roots: Vec::new(),
             max_sessions: 4,
+            cache_base: None,
         }
     }
 }
@@ -65,7 +69,7 @@ impl RepoMapServer {
         RepoMapServer {
             tools: Arc::new(Tools {
                 allowed,
-                sessions: Sessions::new(options.max_sessions),
+                sessions: Sessions::new(options.max_sessions, options.cache_base.clone()),
             }),
             tool_router: Self::tool_router(),
         }

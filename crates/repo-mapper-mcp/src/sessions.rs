@@ -169,14 +169,17 @@ pub(crate) type Session = Arc<Slot>;
 #[derive(Debug)]
 pub(crate) struct Sessions {
     max: usize,
+    /// Where repositories' caches go (`None`: each root's `.repo-mapper`).
+    cache_base: Option<PathBuf>,
     live: Mutex<Vec<(SessionKey, Session)>>,
 }
 
 impl Sessions {
     /// At most `max` sessions (at least one).
-    pub(crate) fn new(max: usize) -> Sessions {
+    pub(crate) fn new(max: usize, cache_base: Option<PathBuf>) -> Sessions {
         Sessions {
             max: max.max(1),
+            cache_base,
             live: Mutex::new(Vec::new()),
         }
     }
@@ -195,7 +198,8 @@ impl Sessions {
             let (gone, _) = live.remove(0);
             tracing::debug!(root = %gone.root.display(), "session evicted");
         }
-        let session = Arc::new(Slot::new(RepoMap::new(config(key))));
+        let config = config(key, self.cache_base.as_deref());
+        let session = Arc::new(Slot::new(RepoMap::new(config)));
         live.push((key.clone(), session.clone()));
         session
     }
@@ -208,8 +212,14 @@ impl Sessions {
     }
 }
 
-fn config(key: &SessionKey) -> Config {
-    let mut config = Config::new(Path::new(&key.root)).with_profile(key.profile);
+fn config(key: &SessionKey, cache_base: Option<&Path>) -> Config {
+    let root = Path::new(&key.root);
+    let mut config = Config::new(root).with_profile(key.profile);
+    if let Some(base) = cache_base {
+        let dir = repo_mapper::shared_cache_dir(base, root);
+        repo_mapper::prune_shared_cache(base, &dir);
+        config.cache = CacheLocation::Dir(dir);
+    }
     config.rank.exclude_unranked = key.exclude_unranked;
     config.warm_session = true;
     config.full_report = false; // the answer lists only the map's files
@@ -231,7 +241,7 @@ mod tests {
 
     #[test]
     fn least_recently_used_is_evicted() {
-        let sessions = Sessions::new(2);
+        let sessions = Sessions::new(2, None);
         let a = sessions.get(&key("/a"));
         sessions.get(&key("/b"));
         assert!(
@@ -246,7 +256,7 @@ mod tests {
     /// so the call waiting for its notifications gets its (error) answer.
     #[test]
     fn a_panicking_call_leaves_no_listener_behind() {
-        let sessions = Sessions::new(1);
+        let sessions = Sessions::new(1, None);
         let session = sessions.get(&key("/nowhere"));
         let (sender, receiver) = std::sync::mpsc::channel::<()>();
         let listener: Listener = Box::new(move |_, _| {

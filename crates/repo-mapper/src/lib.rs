@@ -3,6 +3,7 @@
 
 mod answer;
 mod budget;
+mod cache_dir;
 mod compute;
 mod config;
 mod fallback;
@@ -20,6 +21,7 @@ mod warm;
 mod watch;
 
 pub use answer::Answer;
+pub use cache_dir::{KEPT_REPOSITORIES, KEPT_UNUSED, prune_shared_cache, shared_cache_dir};
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};

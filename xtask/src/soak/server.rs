@@ -51,14 +51,17 @@ impl Mcp {
     }
 
     /// Starts `repo-mapper mcp --root SERVE`, its stderr to `log`.
-    pub(super) fn start(&self, log: &Path) -> Result<Server> {
+    /// Starts a server logging to `log`, its per-user cache in `cache_home` (the
+    /// `XDG_CACHE_HOME` it sees).
+    pub(super) fn start(&self, log: &Path, cache_home: &Path) -> Result<Server> {
         let stderr =
             std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
         let mut cmd = tokio::process::Command::new(&self.binary);
         cmd.arg("mcp")
             .arg("--root")
             .arg(&self.serve)
-            .env_remove("RUST_LOG");
+            .env_remove("RUST_LOG")
+            .env("XDG_CACHE_HOME", cache_home);
         let _guard = self.rt.enter();
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(stderr)
@@ -122,12 +125,18 @@ impl Mcp {
         if store.exists() {
             std::fs::remove_dir_all(&store)?;
         }
-        let server = self.start(&scratch.join("fresh-server.log"))?;
+        // A cache of its own: the copy shares no tags with the warm server's.
+        let cache_home = scratch.join("fresh-cache");
+        if cache_home.exists() {
+            std::fs::remove_dir_all(&cache_home)?;
+        }
+        let server = self.start(&scratch.join("fresh-server.log"), &cache_home)?;
         let mut args = args.clone();
         args["project_root"] = Value::from(copy.to_string_lossy().into_owned());
         let answer = self.call(&server, "search_identifiers", &args);
         self.stop(server);
         std::fs::remove_dir_all(&copy)?;
+        std::fs::remove_dir_all(&cache_home)?;
         Ok(answer?.unwrap_or_else(|e| Value::from(format!("tool error: {e}"))))
     }
 }
