@@ -106,6 +106,10 @@ pub struct ScanOptions<'a> {
     /// Files larger than this many bytes are not read (no tags; counted in
     /// [`ScanStats::too_large`]). `None`: no limit.
     pub max_file_size: Option<u64>,
+    /// Leave the code words of stored files unread ([`CountedTags::terms`] empty): the
+    /// caller reads none (a map without a message). Files parsed now still get theirs,
+    /// and the store keeps every file's words.
+    pub skip_words: bool,
 }
 
 /// One file's result before the counts are made.
@@ -514,7 +518,7 @@ fn check(
     let key = entry_key(opts.dialect, fname);
     let packed = pack.and_then(|p| p.get(&key));
     if let Some(mut hit) = packed.and_then(|e| trusted_by_stat(e, &stat, &names))
-        && add_kept_words(store, opts.dialect, &mut hit)
+        && add_kept_words(store, opts, &mut hit)
     {
         if let Outcome::Stored { served, .. } = &mut hit {
             *served = Served::Pack;
@@ -526,7 +530,7 @@ fn check(
     if let Some(mut hit) = stored
         .as_deref()
         .and_then(|e| trusted_by_stat(e, &stat, &names))
-        && add_kept_words(store, opts.dialect, &mut hit)
+        && add_kept_words(store, opts, &mut hit)
     {
         return Checked::Done(hit);
     }
@@ -566,7 +570,7 @@ impl Unvouched {
             None => by_content.and_then(|c| self.found_elsewhere(c, &key)),
         };
         if let Some(mut hit) = confirmed {
-            if !add_kept_words(writer.store, opts.dialect, &mut hit) {
+            if !add_kept_words(writer.store, opts, &mut hit) {
                 add_read_words(&mut hit, bytes);
             }
             return hit;
@@ -672,17 +676,21 @@ fn confirmed_by_hash(
 }
 
 /// Gives a stored outcome (its words [`WordUse::Kept`], to be looked up) its words: none
-/// in Aider's dialect, else those the store keeps for its content; `false` (the outcome
-/// unchanged) if the store keeps none.
-fn add_kept_words(store: &dyn TagStore, dialect: Dialect, outcome: &mut Outcome) -> bool {
+/// in Aider's dialect, none read with [`ScanOptions::skip_words`], else those the store
+/// keeps for its content; `false` (the outcome unchanged) if the store keeps none.
+fn add_kept_words(store: &dyn TagStore, opts: &ScanOptions<'_>, outcome: &mut Outcome) -> bool {
     let Outcome::Stored { tags, words, .. } = outcome else {
         return true;
     };
     let WordUse::Kept(hash) = words else {
         return true;
     };
-    if dialect == Dialect::Aider {
+    if opts.dialect == Dialect::Aider {
         *words = WordUse::None;
+        return true;
+    }
+    if opts.skip_words {
+        // Still used: the store keeps them.
         return true;
     }
     match store.words(hash) {

@@ -86,7 +86,11 @@ impl RepoMap {
     ) -> Computed {
         let admitted_at = Instant::now();
         self.renderer.start_map();
-        let (scanned, store_fallback) = self.scan(&admitted);
+        // Only the default profile's relevance reads the terms, and only for a message.
+        let reads_terms =
+            self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
+        let words = reads_terms && request.message.is_some();
+        let (scanned, store_fallback) = self.scan(&admitted, words);
         let scanned_at = Instant::now();
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
@@ -98,9 +102,6 @@ impl RepoMap {
             admitted_names,
             self.config.dialect(),
         );
-        // Only the default profile's relevance reads the terms.
-        let reads_terms =
-            self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let terms = match request.message.as_deref() {
             Some(message) if reads_terms => query_terms(message),
             _ => Vec::new(),
@@ -275,10 +276,14 @@ impl RepoMap {
     pub(crate) fn scan(
         &mut self,
         admitted: &Admitted,
+        words: bool,
     ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
         let (config, progress) = (&self.config, self.progress.as_ref());
-        let mut read =
-            |files: &[(PathBuf, String)], prune| scan_store(config, progress, files, prune);
+        // A warm session keeps the tags for later maps, which may read the words.
+        let skip_words = !words && self.warm.is_none();
+        let mut read = |files: &[(PathBuf, String)], prune| {
+            scan_store(config, progress, files, (prune, skip_words))
+        };
         let Some(warm) = &mut self.warm else {
             let (out, fallback) = read(&admitted.present, config.prune_cache);
             return (out.into(), fallback);
@@ -419,12 +424,13 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
 
 /// The store's scan of `files` (through the root's pack when `prune`: `files` is the
 /// whole list; sled opened only if needed, closed after), pruning the records of other
-/// files under the root if `prune`.
+/// files under the root if `prune`; stored files' code words left unread if
+/// `skip_words` (nothing will read them).
 fn scan_store(
     config: &Config,
     progress: Option<&ProgressFn>,
     files: &[(PathBuf, String)],
-    prune: bool,
+    (prune, skip_words): (bool, bool),
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
     let tick = |p: ScanProgress| {
         if let Some(progress) = progress {
@@ -439,6 +445,7 @@ fn scan_store(
         prune_under: prune.then_some(config.root.as_path()),
         limits: config.limits,
         max_file_size: config.effective_max_file_size(),
+        skip_words,
     };
     scan_cached(
         &config.cache,

@@ -289,3 +289,30 @@ fn a_second_checkout_sharing_the_cache_parses_only_what_differs() {
     );
     assert_eq!((again.stats.hits, again.stats.misses), (21, 0));
 }
+
+/// A map without a message reads no code words: a scan with `skip_words` leaves stored
+/// files' words unread, gives a file it parses its own, and keeps every file's words for
+/// the next scan that reads them.
+#[test]
+fn a_scan_that_skips_words_keeps_them_for_the_next() {
+    let repo = Repo::new(20);
+    let (cold, _) = repo.whole();
+    assert!(cold.tags.iter().all(|t| !t.terms.is_empty()));
+    repo.edit(0, "def fresh_words():\n    pass\n");
+    let opts = ScanOptions {
+        prune_under: Some(repo.root()),
+        skip_words: true,
+        ..ScanOptions::default()
+    };
+    let open = OpenOptions::default();
+    let (skipped, _) = scan_cached(&repo.cache(), &open, &repo.files, &opts, &|_| {});
+    assert_eq!((skipped.stats.hits, skipped.stats.misses), (19, 1));
+    assert!(!skipped.tags[0].terms.is_empty(), "parsed: its words made");
+    assert!(skipped.tags[1..].iter().all(|t| t.terms.is_empty()));
+    let (read, _) = repo.whole();
+    assert_eq!(read.stats.hits, 20);
+    assert_eq!(read.tags[0].terms, skipped.tags[0].terms);
+    for (now, before) in read.tags[1..].iter().zip(&cold.tags[1..]) {
+        assert_eq!(now.terms, before.terms);
+    }
+}
