@@ -22,16 +22,19 @@ use crate::words::{NewWords, WordSlot};
 
 /// The tags of `files`, as [`scan`] gives them, from the store at `location`.
 ///
-/// When `opts` names a root ([`ScanOptions::prune_under`]: `files` is its whole list), the
-/// root's pack is read first, and sled is opened only if a file is new, changed, or
-/// lacks its words there. Then, when another process holds sled, this scan does not wait
-/// for it (as [`open_store`](crate::open_store) would): the pack vouches for the files
-/// that did not change, and the others are parsed in memory this once. A damaged pack is
-/// removed (one warning) and the store serves the scan as if there were none.
+/// When `opts` names a root ([`ScanOptions::pack_root`], or
+/// [`prune_under`](ScanOptions::prune_under)), the root's pack is read first, and sled is
+/// opened only if a file is new, changed, or lacks its words there. Then, when another
+/// process holds sled, this scan does not wait for it (as
+/// [`open_store`](crate::open_store) would): the pack vouches for the files that did not
+/// change, and the others are parsed in memory this once. A damaged pack is removed (one
+/// warning) and the store serves the scan as if there were none. A root without a pack
+/// of its own looks the files it must read up by content in another root's.
 ///
-/// After a scan of a root's whole list that held sled, the root's pack is written anew
-/// if there was none, or if sled served a share of the files (more than 1 in 64, at
-/// least 16): then sled is emptied, its entries being in the pack.
+/// After a pruning scan (the whole repository's list) that held sled, the root's pack is
+/// written anew if there was none (its entries kept in hand, not written to sled), if
+/// sled served a share of the files (more than 1 in 64, at least 16), or if the pack holds
+/// more files than the list: then sled is emptied, its entries being in the pack.
 ///
 /// Returns the scan's output and why sled was not used when it should have been (already
 /// logged as a warning), as [`open_store`](crate::open_store) reports it.
@@ -46,9 +49,10 @@ pub fn scan_cached(
         return (scan(&MemoryStore::new(), files, opts, progress), None);
     };
     let dir = base.join(store_dir_name());
-    let pack_path = opts
-        .prune_under
-        .map(|root| pack_path(&dir, root, opts.dialect));
+    let root = opts.prune_under.or(opts.pack_root);
+    let pack_path = root.map(|root| pack_path(&dir, root, opts.dialect));
+    // Only a scan of the whole repository (the one that prunes) writes the pack.
+    let writes_pack = opts.prune_under.is_some();
     let pack = pack_path.as_deref().and_then(read_pack);
     // A root without a pack of its own (a new checkout) takes what it can from another's.
     let by_content = match (&pack_path, &pack) {
@@ -65,9 +69,11 @@ pub fn scan_cached(
     let layers = Layers {
         pack: pack.as_ref(),
         by_content: by_content.as_ref(),
+        // The root's first pack: its entries go there, not through sled.
+        hold_entries: writes_pack && pack.is_none(),
     };
     let (out, served) = scan_layered(&store, layers, files, opts, progress);
-    let repacking = pack_path.is_some() && needs_repacking(pack.as_ref(), &served, &out);
+    let repacking = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
     if let (true, Some(path), Some(sled)) = (repacking, &pack_path, store.opened_sled()) {
         repack(sled, pack.as_ref(), (files, served), opts.dialect, path);
     }
@@ -123,6 +129,11 @@ fn other_pack(own: &Path, dialect: Dialect) -> Option<ByContent> {
 
 /// The pack at `path`, if there is a sound one; a damaged one is removed, with a warning.
 fn read_pack(path: &Path) -> Option<Pack> {
+    if path.is_dir() {
+        // Ours to remove (a pack's name in the store directory), or no pack could be
+        // written there ever again.
+        let _ = std::fs::remove_dir_all(path);
+    }
     match Pack::read(path) {
         Ok(pack) => {
             // Used: kept before others when packs are pruned.
@@ -177,6 +188,7 @@ fn repack(
         let key = entry_key(dialect, fname);
         let packed = || pack.and_then(|p| p.get(&key));
         match served {
+            Served::None => {}
             Served::Fresh(value) => builder.push(&key, &value),
             Served::Pack => packed().into_iter().for_each(|v| builder.push(&key, v)),
             // sled's entry is the newer; the pack's still stands when the scan confirmed
@@ -261,7 +273,11 @@ impl<'b> LazyStore<'b> {
 
     fn open_now(&self) -> Opened {
         match open_sharing(self.base, &self.open, Arc::clone(&self.words)) {
-            Ok(sled) => Opened::Sled(sled),
+            Ok(sled) => {
+                // Read before the lock was ours: another holder may have replaced it.
+                self.words.forget();
+                Opened::Sled(sled)
+            }
             Err(StoreFallback::Locked { store }) if self.quiet_when_locked => {
                 let text = format!(
                     "the tag cache {} is in use by another process; the pack serves, \

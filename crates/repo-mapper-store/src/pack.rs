@@ -27,6 +27,9 @@ const MAGIC: &[u8; 7] = b"RMPACK\x01";
 const CHECKSUM_LEN: usize = 32;
 /// Raw bytes per chunk, about.
 const CHUNK: usize = 256 * 1024;
+/// The most raw bytes a chunk may claim: a chunk holds about [`CHUNK`] bytes and the
+/// entry that passed it, and no entry comes near this.
+const MAX_RAW_CHUNK: usize = 256 * 1024 * 1024;
 /// zstd's fastest level: a pack is read on every warm run.
 const LEVEL: i32 = 1;
 
@@ -75,12 +78,25 @@ impl Pack {
         }
         let (entries, rest) = read_u32(rest)?;
         let (n, mut rest) = read_u32(rest)?;
+        // Counts bounded by the bytes there are, so that no count allocates beyond them.
+        if n as usize > rest.len() / 8 {
+            return None;
+        }
         let mut lens = Vec::with_capacity(n as usize);
+        let mut raw_total = 0usize;
         for _ in 0..n {
             let (raw, r) = read_u32(rest)?;
             let (packed, r) = read_u32(r)?;
+            if raw as usize > MAX_RAW_CHUNK {
+                return None;
+            }
+            raw_total += raw as usize;
             lens.push((raw as usize, packed as usize));
             rest = r;
+        }
+        // An entry takes two length bytes at least.
+        if entries as usize > raw_total / 2 {
+            return None;
         }
         let packed = split_chunks(rest, &lens)?;
         let chunks: Option<Vec<Vec<u8>>> = packed
@@ -355,6 +371,32 @@ mod tests {
         let checksum = blake3::hash(&other);
         other.extend_from_slice(checksum.as_bytes());
         assert!(Pack::parse(&other).is_none());
+    }
+
+    /// A pack whose checksum is right but whose counts are absurd is refused before
+    /// anything is allocated by them.
+    #[test]
+    fn absurd_counts_are_refused_without_allocating_them() {
+        let sealed = |body: Vec<u8>| {
+            let mut bytes = body;
+            let checksum = blake3::hash(&bytes);
+            bytes.extend_from_slice(checksum.as_bytes());
+            bytes
+        };
+        let header = |entries: u32, chunks: u32| {
+            let mut b = MAGIC.to_vec();
+            b.push(FORMAT);
+            b.extend_from_slice(&entries.to_le_bytes());
+            b.extend_from_slice(&chunks.to_le_bytes());
+            b
+        };
+        assert!(Pack::parse(&sealed(header(0, u32::MAX))).is_none());
+        let mut huge_chunk = header(1, 1);
+        huge_chunk.extend_from_slice(&u32::MAX.to_le_bytes());
+        huge_chunk.extend_from_slice(&0u32.to_le_bytes());
+        assert!(Pack::parse(&sealed(huge_chunk)).is_none());
+        let many_entries = header(u32::MAX, 0);
+        assert!(Pack::parse(&sealed(many_entries)).is_none());
     }
 
     #[test]

@@ -99,8 +99,13 @@ pub struct ScanOptions<'a> {
     pub dialect: Dialect,
     /// Remove stored entries for paths under this directory that are not in the scan's
     /// file list: set it when the list is the whole repository, so the store does not grow
-    /// without bound as files are deleted.
+    /// without bound as files are deleted. [`scan_cached`](crate::scan_cached) then also
+    /// writes the root's pack anew when it is due.
     pub prune_under: Option<&'a Path>,
+    /// The root whose pack serves the files ([`scan_cached`](crate::scan_cached)): set it
+    /// when they are every file the caller maps under it (not for a few changed files:
+    /// reading the pack would cost more than they do). `prune_under` implies it.
+    pub pack_root: Option<&'a Path>,
     /// The bound on the work one file may cost.
     pub limits: Limits,
     /// Files larger than this many bytes are not read (no tags; counted in
@@ -126,24 +131,29 @@ enum Outcome {
         /// Where its entry is, for the root's next pack.
         served: Served,
     },
-    /// Extracted (its entry written, see [`Writer`]).
+    /// Extracted (its entry written, see [`Writer`], or kept in hand).
     Parsed {
         tags: CountedTags,
         note: Option<Note>,
         words: WordUse,
+        /// Where its entry is, for the root's next pack.
+        served: Served,
     },
 }
 
 /// Where a file's entry is after a scan, for the root's next pack.
 #[derive(Debug, Default)]
 pub(crate) enum Served {
-    /// In the store (or nowhere: the file has no entry).
+    /// Nowhere: a file skipped, too large or unreadable has no entry.
+    None,
+    /// In the store.
     #[default]
     Store,
     /// In the root's pack, which served it without the store.
     Pack,
-    /// Here: another root's entry for the same content, with this file's stamp (kept
-    /// for the pack, not written to the store).
+    /// Here, not in the store: the entry made or rewritten now (or another root's for
+    /// the same content, given this file's stamp) while the root's first pack is built
+    /// ([`Layers::hold_entries`]).
     Fresh(Vec<u8>),
 }
 
@@ -151,8 +161,10 @@ impl Outcome {
     /// Where its entry is (taken: left [`Served::Store`]).
     fn take_served(&mut self) -> Served {
         match self {
-            Outcome::Stored { served, .. } => std::mem::take(served),
-            _ => Served::Store,
+            Outcome::Stored { served, .. } | Outcome::Parsed { served, .. } => {
+                std::mem::take(served)
+            }
+            _ => Served::None,
         }
     }
 
@@ -239,6 +251,9 @@ pub(crate) struct Layers<'a> {
     pub(crate) pack: Option<&'a Pack>,
     /// Another root's pack, by content: for a file neither holds, once read and hashed.
     pub(crate) by_content: Option<&'a ByContent>,
+    /// Keep the entries made or rewritten in hand ([`Served::Fresh`]) rather than write
+    /// them to the store: the root's first pack is being built, and sled stays small.
+    pub(crate) hold_entries: bool,
 }
 
 /// [`scan`], each file looked up in `layers.pack` first (`stat` vouching for the pack's
@@ -266,7 +281,8 @@ pub(crate) fn scan_layered(
     if rebuild {
         checked = check_all();
     }
-    let writer = Writer::new(store, opts.dialect);
+    let mut writer = Writer::new(store, opts.dialect);
+    writer.hold = layers.hold_entries;
     let outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
     let mut outcomes = outcomes;
     let store_used = outcomes.iter().any(Outcome::uses_store);
@@ -404,6 +420,7 @@ fn account(out: &mut ScanOutput, words: &mut WordLog, i: usize, outcome: Outcome
             tags,
             note,
             words: new,
+            ..
         } => {
             out.stats.misses += 1;
             words.add(new);
@@ -426,6 +443,8 @@ struct Writer<'s> {
     /// An entry was queued.
     queued: AtomicBool,
     failed: AtomicBool,
+    /// Entries are not written but kept in hand ([`Layers::hold_entries`]).
+    hold: bool,
 }
 
 impl<'s> Writer<'s> {
@@ -436,7 +455,18 @@ impl<'s> Writer<'s> {
             pending: Mutex::new(Vec::new()),
             queued: AtomicBool::new(false),
             failed: AtomicBool::new(false),
+            hold: false,
         }
+    }
+
+    /// The entry of the file at `path`, queued (`None`), or given back to be kept in hand
+    /// ([`Served::Fresh`]) when the writer holds entries.
+    fn place(&self, path: &Path, entry: Vec<u8>) -> Served {
+        if self.hold {
+            return Served::Fresh(entry);
+        }
+        self.push(path, entry);
+        Served::Store
     }
 
     /// Queues the entry of the file at `path`; writes the batch if it is full.
@@ -561,13 +591,15 @@ impl Unvouched {
             .take()
             .and_then(|e| confirmed_by_hash(e, &key, &self.names))
         {
-            Some((hit, rewrite)) => {
-                if let Some(entry) = rewrite {
-                    writer.push(&self.names.abs, entry);
+            Some((mut hit, rewrite)) => {
+                if let Some(entry) = rewrite
+                    && let Outcome::Stored { served, .. } = &mut hit
+                {
+                    *served = writer.place(&self.names.abs, entry);
                 }
                 Some(hit)
             }
-            None => by_content.and_then(|c| self.found_elsewhere(c, &key)),
+            None => by_content.and_then(|c| self.found_elsewhere(c, &key, writer)),
         };
         if let Some(mut hit) = confirmed {
             if !add_kept_words(writer.store, opts, &mut hit) {
@@ -575,20 +607,27 @@ impl Unvouched {
             }
             return hit;
         }
-        let (outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
-        writer.push(&self.names.abs, entry);
+        let (mut outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
+        if let Outcome::Parsed { served, .. } = &mut outcome {
+            *served = writer.place(&self.names.abs, entry);
+        }
         outcome
     }
 }
 
 impl Unvouched {
     /// Another root's entry for this content and language, given this file's stamp and
-    /// kept for the root's pack ([`Served::Fresh`]).
-    fn found_elsewhere(&self, by_content: &ByContent, key: &FileKey) -> Option<Outcome> {
+    /// placed as the scan places entries ([`Writer::place`]).
+    fn found_elsewhere(
+        &self,
+        by_content: &ByContent,
+        key: &FileKey,
+        writer: &Writer<'_>,
+    ) -> Option<Outcome> {
         let entry = by_content.get(&key.hash, self.lang)?.to_vec();
         let (mut hit, rewrite) = confirmed_by_hash(entry.clone(), key, &self.names)?;
         if let Outcome::Stored { served, .. } = &mut hit {
-            *served = Served::Fresh(rewrite.unwrap_or(entry));
+            *served = writer.place(&self.names.abs, rewrite.unwrap_or(entry));
         }
         Some(hit)
     }
@@ -752,6 +791,7 @@ fn extract(
         },
         note,
         words,
+        served: Served::Store,
     };
     (parsed, entry)
 }

@@ -220,25 +220,14 @@ impl SledStore {
         })
     }
 
-    /// Empties the database (its pack now holds what it held), keeping the word file and
-    /// the packs: sled's own files are removed and a new database opened in their place.
+    /// Empties the database (its pack now holds what it held) in place, its lock held
+    /// throughout: closing it to delete its files would let another process take the
+    /// lock on files about to be deleted. The word file and the packs are not sled's.
     pub(crate) fn clear(&self) -> io::Result<()> {
-        let mut slot = self.db.write().unwrap_or_else(PoisonError::into_inner);
-        close(slot.take());
-        for entry in fs::read_dir(&self.dir)?.flatten() {
-            let name = entry.file_name();
-            if name == WORDS_FILE || name == PACKS_DIR {
-                continue;
-            }
-            let path = entry.path();
-            if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                fs::remove_dir_all(&path)?;
-            } else {
-                fs::remove_file(&path)?;
-            }
-        }
-        *slot = Some(open_db(&self.dir).map_err(io::Error::from)?);
-        Ok(())
+        self.io_result(self.with_db(|db| {
+            db.clear()?;
+            db.flush().map(|_| ())
+        }))
     }
 
     /// Deletes the database directory and opens a new database there.

@@ -22,7 +22,7 @@ use crate::paths::rel_fname;
 use crate::request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };
-use crate::warm::{Counting, Scanned, Stamp, WarmSession};
+use crate::warm::{Counting, Scanned, Stamp, WarmSession, Whole};
 use crate::watch::Watch;
 
 /// Files with a problem warned about one by one in a computation; the rest are counted.
@@ -281,11 +281,15 @@ impl RepoMap {
         let (config, progress) = (&self.config, self.progress.as_ref());
         // A warm session keeps the tags for later maps, which may read the words.
         let skip_words = !words && self.warm.is_none();
-        let mut read = |files: &[(PathBuf, String)], prune| {
-            scan_store(config, progress, files, (prune, skip_words))
+        let mut read = |files: &[(PathBuf, String)], whole| {
+            scan_store(config, progress, files, (whole, skip_words))
         };
         let Some(warm) = &mut self.warm else {
-            let (out, fallback) = read(&admitted.present, config.prune_cache);
+            let whole = Whole {
+                list: true,
+                prune: config.prune_cache,
+            };
+            let (out, fallback) = read(&admitted.present, whole);
             return (out.into(), fallback);
         };
         let counting = Counting {
@@ -422,15 +426,15 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
     history.co_change(&chat, &names)
 }
 
-/// The store's scan of `files` (through the root's pack when `prune`: `files` is the
-/// whole list; sled opened only if needed, closed after), pruning the records of other
-/// files under the root if `prune`; stored files' code words left unread if
-/// `skip_words` (nothing will read them).
+/// The store's scan of `files` (through the root's pack when they are every admitted
+/// file; sled opened only if needed, closed after), pruning the records of other files
+/// under the root when the list is the whole repository's; stored files' code words left
+/// unread if `skip_words` (nothing will read them).
 fn scan_store(
     config: &Config,
     progress: Option<&ProgressFn>,
     files: &[(PathBuf, String)],
-    (prune, skip_words): (bool, bool),
+    (whole, skip_words): (Whole, bool),
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
     let tick = |p: ScanProgress| {
         if let Some(progress) = progress {
@@ -442,7 +446,8 @@ fn scan_store(
     };
     let options = ScanOptions {
         dialect: config.dialect(),
-        prune_under: prune.then_some(config.root.as_path()),
+        pack_root: whole.list.then_some(config.root.as_path()),
+        prune_under: whole.prune.then_some(config.root.as_path()),
         limits: config.limits,
         max_file_size: config.effective_max_file_size(),
         skip_words,

@@ -105,7 +105,16 @@ struct LastScan {
 
 /// A warm scan's way to the tag store: read these files, pruning the store or not.
 pub(crate) type ReadStore<'a> =
-    dyn FnMut(&[(PathBuf, String)], bool) -> (ScanOutput, Option<StoreFallback>) + 'a;
+    dyn FnMut(&[(PathBuf, String)], Whole) -> (ScanOutput, Option<StoreFallback>) + 'a;
+
+/// Whether a store read is of every admitted file, and may prune.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Whole {
+    /// Every admitted file: the root's pack serves them.
+    pub(crate) list: bool,
+    /// And the list is the whole repository's (a walk): records of other files go.
+    pub(crate) prune: bool,
+}
 
 impl WarmSession {
     /// The generation of the next full admission.
@@ -189,7 +198,11 @@ impl WarmSession {
         let (out, fallback) = match subset.len() {
             0 => (ScanOutput::default(), None),
             // Pruning needs the whole list: only a scan of every file may prune.
-            n => read(&subset, prune && n == files.len()),
+            n => {
+                let list = n == files.len();
+                let prune = prune && list;
+                read(&subset, Whole { list, prune })
+            }
         };
         let scanned = self.tags.merge(files, split, out, counting);
         self.last_scan = subset.is_empty().then(|| LastScan {

@@ -316,3 +316,56 @@ fn a_scan_that_skips_words_keeps_them_for_the_next() {
         assert_eq!(now.terms, before.terms);
     }
 }
+
+/// A file that grows past the size limit (or becomes unreadable) leaves the pack at the
+/// next whole scan, and the pack is not written again at every scan after.
+#[test]
+fn a_file_that_grows_too_large_leaves_the_pack_once() {
+    let repo = Repo::new(20);
+    repo.whole();
+    assert_eq!(stored_keys(&repo.cache()).len(), 20);
+    repo.edit(
+        7,
+        &format!("def big():\n    pass\n{}", "# padding\n".repeat(200)),
+    );
+    let opts = ScanOptions {
+        prune_under: Some(repo.root()),
+        max_file_size: Some(1000),
+        ..ScanOptions::default()
+    };
+    let open = OpenOptions::default();
+    let scan = || scan_cached(&repo.cache(), &open, &repo.files, &opts, &|_| {}).0;
+    let grown = scan();
+    assert_eq!(grown.stats.too_large, 1);
+    assert_eq!(stored_keys(&repo.cache()).len(), 19, "gone from the pack");
+    settle();
+    let (_, pack) = repo.pack();
+    let again = scan();
+    assert_eq!((again.stats.hits, again.stats.too_large), (19, 1));
+    assert_eq!(repo.pack().1, pack, "not written again");
+}
+
+/// A scan of every file a session maps (an MCP session's first) reads the root's pack
+/// though it does not prune, and writes none.
+#[test]
+fn a_scan_of_every_file_without_pruning_is_served_by_the_pack() {
+    let repo = Repo::new(20);
+    let (cold, _) = repo.whole();
+    let (_, pack) = repo.pack();
+    let holder = open_store(&repo.cache(), &OpenOptions::default());
+    let opts = ScanOptions {
+        pack_root: Some(repo.root()),
+        ..ScanOptions::default()
+    };
+    let open = OpenOptions::default();
+    let (out, fallback) = scan_cached(&repo.cache(), &open, &repo.files, &opts, &|_| {});
+    assert!(fallback.is_none());
+    assert_eq!((out.stats.hits, out.stats.misses), (20, 0));
+    assert_eq!(defs(&out), defs(&cold));
+    drop(holder);
+    repo.edit(1, "def changed():\n    pass\n");
+    let (edited, _) = scan_cached(&repo.cache(), &open, &repo.files, &opts, &|_| {});
+    assert_eq!(edited.stats.misses, 1);
+    assert_eq!(repo.pack().1, pack, "only a pruning scan writes the pack");
+    assert_eq!(repo.in_sled(), 1, "the change is in sled");
+}
