@@ -2,9 +2,10 @@
 
     python mcp_client_check.py REPO_MAPPER_BINARY SAMPLE_REPO_COPY
 
-Starts the server as an agent would (stdio), lists the tools, calls both, and checks that
+Starts the server as an agent would (stdio), lists the tools, calls them, and checks that
 `repo_map`'s map equals the CLI's for the same request, that a second call with another
-chat file answers too, that `search_identifiers` finds the definition, and that bad input
+chat file answers too, that `search_identifiers` finds the definition, that `show_symbol`
+gives its source (issue 27), and that bad input
 is a one-line tool error; each tool declares its output schema and read-only hints, and
 answers with structured content that the SDK validates against that schema, and a cold
 call reports its scan's progress (issue 27). Prints one line per check; exits 1 on the first failure.
@@ -47,7 +48,8 @@ async def main(binary, root):
             check(init.protocol_version in {"2025-06-18", "2025-11-25"},
                   f"the SDK and the server agree on protocol revision {init.protocol_version}")
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            check(set(tools) == {"repo_map", "search_identifiers"}, "both tools listed")
+            check(set(tools) == {"repo_map", "search_identifiers", "show_symbol"},
+                  "the three tools listed")
             props = tools["repo_map"].input_schema["properties"]
             check({"project_root", "chat_files", "token_limit", "message"} <= set(props),
                   "repo_map takes RepoMapper's parameters and ours")
@@ -92,6 +94,14 @@ async def main(binary, root):
             check(found and found[0]["kind"] == "definition"
                   and found[0]["file"] == "app/services/checkout.py",
                   "search_identifiers finds the definition first")
+
+            args = {"project_root": root, "symbol": "app/services/checkout.py#place_order"}
+            result, text = await call(session, "show_symbol", args)
+            check(result.structured_content == json.loads(text),
+                  "show_symbol's structured content (validated by the SDK) is its text")
+            shown = json.loads(text)["definitions"]
+            check(len(shown) == 1 and shown[0]["source"].lstrip().startswith("def place_order"),
+                  "show_symbol gives the definition's source")
 
             result, text = await call(session, "repo_map", {"project_root": "/no/such/dir"})
             check(result.is_error and "\n" not in text, "a missing root is a one-line tool error")

@@ -151,8 +151,9 @@ pub(crate) struct Cli {
 /// The subcommands (`repo-mapper mcp`, …); without one, the command prints a map.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Serve the map to coding agents over MCP on stdin and stdout (tools `repo_map` and
-    /// `search_identifiers`), keeping each repository's session warm between calls.
+    /// Serve the map to coding agents over MCP on stdin and stdout (tools `repo_map`,
+    /// `search_identifiers` and `show_symbol`), keeping each repository's session warm
+    /// between calls.
     Mcp {
         /// Serve only repositories inside DIR (repeatable; default: any directory).
         #[arg(long = "root", value_name = "DIR")]
@@ -162,6 +163,26 @@ pub(crate) enum Command {
         /// is dropped past this many.
         #[arg(long, value_name = "N", default_value_t = 4)]
         max_sessions: usize,
+    },
+    /// Print the whole source of a definition: every definition of NAME in FILE
+    /// (`FILE#NAME`), or the innermost definition holding LINE (`FILE:LINE`, from 1).
+    Show {
+        /// `FILE#NAME` or `FILE:LINE`, FILE relative to the repository root.
+        target: String,
+
+        /// Repository root (default: the nearest ancestor of the current directory with a
+        /// `.git` directory, else the current directory).
+        #[arg(long, value_name = "PATH")]
+        root: Option<PathBuf>,
+
+        /// Show at most this many tokens (a definition cut short ends with a line saying
+        /// how many lines were left out).
+        #[arg(short = 't', long, value_name = "N")]
+        max_tokens: Option<usize>,
+
+        /// Output format: the source under a `FILE:START-END NAME` line, or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Print a completion script for SHELL on stdout.
     Completions {

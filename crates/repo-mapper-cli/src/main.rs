@@ -14,6 +14,7 @@ mod diagnostics;
 mod output;
 mod progress;
 mod settings;
+mod show;
 mod trim;
 
 use std::process::ExitCode;
@@ -40,6 +41,11 @@ impl Failure {
             code: 1,
             message: message.into(),
         }
+    }
+
+    /// Exit code 2: the run was made and there is nothing to show (`show`).
+    pub(crate) fn nothing(message: String) -> Failure {
+        Failure { code: 2, message }
     }
 
     /// Exit code 2: the run was made and there is no map.
@@ -88,6 +94,12 @@ fn subcommand(command: Command) -> Result<(), Failure> {
             repo_mapper_mcp::serve_stdio(options)
                 .map_err(|e| Failure::fatal(format!("error: the MCP server stopped: {e}")))
         }
+        Command::Show {
+            target,
+            root,
+            max_tokens,
+            format,
+        } => show::run(&target, root.as_ref(), max_tokens, format),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "repo-mapper", &mut std::io::stdout());

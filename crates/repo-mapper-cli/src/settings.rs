@@ -155,7 +155,13 @@ fn check_numbers(cli: &Cli) -> Result<(), Failure> {
 /// behaviour.md §17.2: `--root`, then REPO_PATH, then the nearest `.git` ancestor of the current
 /// directory, then the current directory. The root must be a readable directory.
 fn detect_root(cli: &Cli, cwd: &Path) -> Result<PathBuf, Failure> {
-    let root = match cli.root.as_ref().or(cli.repo_path.as_ref()) {
+    root_from(cli.root.as_ref().or(cli.repo_path.as_ref()), cwd)
+}
+
+/// The repository root: `given` (against `cwd`), else the nearest ancestor of `cwd`
+/// with a `.git` directory, else `cwd`; checked to be a readable directory.
+pub(crate) fn root_from(given: Option<&PathBuf>, cwd: &Path) -> Result<PathBuf, Failure> {
+    let root = match given {
         Some(p) => absolute(cwd, p),
         None => cwd
             .ancestors()

@@ -850,3 +850,57 @@ fn a_worktree_shares_the_default_cache_and_starts_warm() {
     assert_eq!(second["hash_hits"], first["parsed"], "{second}");
     assert!(!feature.path().join(".repo-mapper").exists());
 }
+
+/// Issue 27: `repo-mapper show` prints a definition's whole source, by name or by a line
+/// inside it; a cap cuts it at a line and says so; a name not there exits 2 with one line
+/// naming what the file defines.
+#[test]
+fn show_prints_a_definition_by_name_or_line() {
+    let r = repo();
+    let by_name = stdout_of(cmd(r.path()).args(["show", "app/models/user.py#display_name"]));
+    assert_eq!(
+        by_name,
+        "app/models/user.py:12-13 display_name\n    def display_name(self) -> str:\n        \
+         return self.email.split(\"@\")[0]\n"
+    );
+    let by_line = stdout_of(cmd(r.path()).args(["show", "app/models/user.py:13"]));
+    assert_eq!(
+        by_line, by_name,
+        "the innermost definition holding the line"
+    );
+    let json = stdout_of(cmd(r.path()).args([
+        "show",
+        "app/models/user.py#User",
+        "--format",
+        "json",
+        "-t",
+        "30",
+    ]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let user = &json["definitions"][0];
+    assert_eq!(
+        (user["start_line"].as_u64(), user["end_line"].as_u64()),
+        (Some(7), Some(16))
+    );
+    assert!(user["omitted_lines"].as_u64().unwrap() > 0, "{user}");
+    assert!(
+        user["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("(max_tokens reached)\n")
+    );
+    let missing = cmd(r.path())
+        .args(["show", "app/models/user.py#nope"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8(missing.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("it defines User, display_name"), "{stderr}");
+    let outside = cmd(r.path())
+        .args(["show", "../etc/passwd#root"])
+        .output()
+        .unwrap();
+    assert_eq!(outside.status.code(), Some(2));
+    assert!(outside.stdout.is_empty());
+}

@@ -91,8 +91,10 @@ async fn lists_both_tools_with_repomapper_parameters() {
     let client = client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names.len(), 2);
+    // RepoMapper's two, and ours.
+    assert_eq!(names.len(), 3);
     assert!(names.contains(&"repo_map") && names.contains(&"search_identifiers"));
+    assert!(names.contains(&"show_symbol"));
     let repo_map = tools.iter().find(|t| t.name == "repo_map").unwrap();
     let props = repo_map.input_schema["properties"].as_object().unwrap();
     for p in [
@@ -122,7 +124,7 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
     let client = client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["repo_map", "search_identifiers"]);
+    assert_eq!(names, ["repo_map", "search_identifiers", "show_symbol"]);
     for tool in &tools {
         let hints = tool.annotations.as_ref().expect("annotations");
         assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
@@ -142,6 +144,10 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
         (
             "search_identifiers",
             json!({"project_root": root, "query": "place_order"}),
+        ),
+        (
+            "show_symbol",
+            json!({"project_root": root, "symbol": "app/models/user.py#User"}),
         ),
     ];
     for (name, args) in calls {
@@ -318,7 +324,7 @@ async fn clients_of_earlier_protocol_revisions_are_served() {
         let server = client.peer_info().expect("the handshake's answer");
         assert_eq!(server.protocol_version, revision);
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 2, "{revision}");
+        assert_eq!(tools.len(), 3, "{revision}");
         let args = json!({"project_root": root}).as_object().unwrap().clone();
         let params = CallToolRequestParams::new("repo_map").with_arguments(args);
         let result = client.call_tool(params).await.unwrap();
@@ -658,5 +664,65 @@ async fn file_names_are_escaped_in_every_answer() {
     let args = json!({"project_root": root, "query": "odd_function_name"});
     let found = json_of(&call(&client, "search_identifiers", args).await);
     assert_eq!(found["results"][0]["file"], shown);
+    client.cancel().await.unwrap();
+}
+
+/// Issue 27: `show_symbol` gives a definition's whole source by name or by a line inside
+/// it, cut at `max_tokens` with a line saying so; a symbol not there is a one-line error
+/// naming what the file defines.
+#[tokio::test(flavor = "multi_thread")]
+async fn show_symbol_gives_a_definition_by_name_or_line() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let shown = |symbol: &str, cap: Option<usize>| {
+        let mut args = json!({"project_root": root, "symbol": symbol});
+        if let Some(cap) = cap {
+            args["max_tokens"] = json!(cap);
+        }
+        args
+    };
+    let by_name = json_of(
+        &call(
+            &client,
+            "show_symbol",
+            shown("app/models/user.py#display_name", None),
+        )
+        .await,
+    );
+    let definition = &by_name["definitions"][0];
+    assert_eq!(definition["start_line"], 12);
+    assert_eq!(definition["end_line"], 13);
+    assert!(
+        definition["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("    def display_name(self)")
+    );
+    let by_line =
+        json_of(&call(&client, "show_symbol", shown("app/models/user.py:13", None)).await);
+    assert_eq!(by_line, by_name);
+    let cut = json_of(
+        &call(
+            &client,
+            "show_symbol",
+            shown("app/models/user.py#User", Some(30)),
+        )
+        .await,
+    );
+    assert!(
+        cut["definitions"][0]["omitted_lines"].as_u64().unwrap() > 0,
+        "{cut}"
+    );
+    let missing = call(
+        &client,
+        "show_symbol",
+        shown("app/models/user.py#nope", None),
+    )
+    .await;
+    assert_eq!(missing.is_error, Some(true));
+    assert!(text(&missing).contains("it defines User") && !text(&missing).contains('\n'));
+    let bad = call(&client, "show_symbol", shown("app/models/user.py", None)).await;
+    assert_eq!(bad.is_error, Some(true));
     client.cancel().await.unwrap();
 }

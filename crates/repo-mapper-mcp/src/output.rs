@@ -57,3 +57,27 @@ pub enum ResultKind {
     /// Where the name is used.
     Reference,
 }
+
+/// The `show_symbol` tool's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ShowOutput {
+    /// The definitions asked for, in file order (several when a name is ambiguous).
+    pub definitions: Vec<ShownSource>,
+}
+
+/// One definition's source.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct ShownSource {
+    /// The file, relative to the root (control characters escaped).
+    pub file: String,
+    /// The defined name.
+    pub name: String,
+    /// Its first line, from 1.
+    pub start_line: usize,
+    /// Its last line, from 1.
+    pub end_line: usize,
+    /// Its lines; when cut short by `max_tokens`, ending with a line that says so.
+    pub source: String,
+    /// Lines left out to keep within `max_tokens`.
+    pub omitted_lines: usize,
+}

@@ -116,3 +116,18 @@ impl SearchParams {
         }
     }
 }
+
+/// Parameters of the `show_symbol` tool.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct ShowParams {
+    /// Absolute path of the repository root.
+    pub project_root: String,
+    /// `FILE#NAME` (every definition of NAME in FILE) or `FILE:LINE` (the innermost
+    /// definition holding LINE, counted from 1); FILE relative to the root.
+    pub symbol: String,
+    /// The answer's cap in tokens (cl100k) of source (default 20,000): a definition cut
+    /// short ends with a line saying how many lines were left out.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+}

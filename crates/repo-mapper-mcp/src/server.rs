@@ -18,8 +18,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::output::{RepoMapOutput, SearchOutput};
-use crate::params::{RepoMapParams, SearchParams};
+use crate::output::{RepoMapOutput, SearchOutput, ShowOutput};
+use crate::params::{RepoMapParams, SearchParams, ShowParams};
 use crate::sessions::{Listener, Sessions};
 use crate::tools::{ToolError, Tools};
 
@@ -81,6 +81,11 @@ impl RepoMapServer {
         self.tools.repo_map(params, None)
     }
 
+    /// The `show_symbol` tool, called directly.
+    pub fn show_symbol_json(&self, params: &ShowParams) -> Result<Value, ToolError> {
+        self.tools.show_symbol(params)
+    }
+
     /// The `search_identifiers` tool, called directly.
     pub fn search_identifiers_json(&self, params: &SearchParams) -> Result<Value, ToolError> {
         self.tools.search_identifiers(params, None)
@@ -108,6 +113,29 @@ the user's message as message to steer it. Returns JSON: map, report, error.",
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
         with_progress(&context, move |listener| tools.repo_map(&params, listener)).await
+    }
+
+    #[tool(
+        name = "show_symbol",
+        description = "The whole source of a definition: symbol FILE#NAME gives every \
+definition of NAME in FILE, FILE:LINE the innermost definition holding that line (from 1), \
+each with its file and line range, within max_tokens tokens (a cut says so). Returns JSON: \
+definitions.",
+        output_schema = schema_for_output::<ShowOutput>(),
+        annotations(
+            title = "Show a symbol's source",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn show_symbol(
+        &self,
+        Parameters(params): Parameters<ShowParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = self.tools.clone();
+        blocking(move || tools.show_symbol(&params)).await
     }
 
     #[tool(

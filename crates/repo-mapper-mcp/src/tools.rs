@@ -3,11 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use repo_mapper::{Anchors, HitKind, IdentifierQuery, MapRequest, escape_control, parse_profile};
+use repo_mapper::{
+    Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
+    escape_control, parse_profile, show_symbol,
+};
 use serde_json::{Value, json};
 
-use crate::output::{ResultKind, SearchOutput, SearchResult};
-use crate::params::{RepoMapParams, SearchParams};
+use crate::output::{ResultKind, SearchOutput, SearchResult, ShowOutput, ShownSource};
+use crate::params::{RepoMapParams, SearchParams, ShowParams};
 use crate::sessions::{Busy, Listener, Live, SessionKey, Sessions};
 
 /// A call's input was wrong: one line for the caller (an MCP tool error).
@@ -115,6 +118,38 @@ impl Tools {
             .collect();
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         Ok(to_value(&page_of(query.text, results, skip, page, cap)?))
+    }
+
+    /// The `show_symbol` tool: a definition's whole source (read and parsed now; no
+    /// session), as JSON.
+    pub(crate) fn show_symbol(&self, p: &ShowParams) -> Result<Value, ToolError> {
+        let root = self.root(&p.project_root)?;
+        let Some(target) = SymbolTarget::parse(p.symbol.trim()) else {
+            return fail(format!(
+                "symbol must be FILE#NAME or FILE:LINE (a line from 1), got {}",
+                escape_control(&p.symbol)
+            ));
+        };
+        let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let shown = show_symbol(
+            &root,
+            &target,
+            Dialect::Default,
+            Some((cap, Tokenizer::default())),
+        )
+        .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
+        let definitions = shown
+            .into_iter()
+            .map(|d| ShownSource {
+                file: escape_control(&d.file).into_owned(),
+                name: d.name,
+                start_line: d.start_line,
+                end_line: d.end_line,
+                source: d.source,
+                omitted_lines: d.omitted_lines,
+            })
+            .collect();
+        Ok(to_value(&ShowOutput { definitions }))
     }
 
     /// `project_root` checked: an existing directory, inside an allowed one.

@@ -15,6 +15,7 @@ mod paths;
 mod request;
 mod scope_cache;
 mod search;
+mod show;
 mod tokens;
 mod walk;
 mod warm;
@@ -37,6 +38,7 @@ pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };
 pub use search::{HitKind, IdentifierHit, IdentifierQuery};
+pub use show::{ShowError, ShownDefinition, SymbolTarget, show_symbol};
 pub use tokens::Tokenizer;
 pub use walk::{Listing, list_files};
 

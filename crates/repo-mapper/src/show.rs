@@ -1,0 +1,453 @@
+//! `show_symbol`: the whole source of a definition, found by file and name or by a line
+//! inside it (issue 27, part 2). A map says where to look; this shows it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use repo_mapper_render::{TreeContext, render_language};
+use repo_mapper_tags::{Dialect, Language, TagKind, extract_source, read_source};
+
+use crate::guard::inside_root;
+use crate::tokens::Tokenizer;
+
+/// What [`show_symbol`] looks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SymbolTarget {
+    /// `FILE#NAME`: every definition of `name` in `file` (several when it is ambiguous).
+    Name {
+        /// The file, relative to the root (or absolute, inside it).
+        file: PathBuf,
+        /// The defined name.
+        name: String,
+    },
+    /// `FILE:LINE`: the innermost definition whose source holds line `line` (1-based).
+    Line {
+        /// The file, relative to the root (or absolute, inside it).
+        file: PathBuf,
+        /// The line, counted from 1.
+        line: usize,
+    },
+}
+
+impl SymbolTarget {
+    /// Reads `FILE#NAME` or `FILE:LINE`; `None` for anything else.
+    pub fn parse(text: &str) -> Option<SymbolTarget> {
+        if let Some((file, name)) = text.rsplit_once('#')
+            && !file.is_empty()
+            && !name.is_empty()
+        {
+            let (file, name) = (PathBuf::from(file), name.to_owned());
+            return Some(SymbolTarget::Name { file, name });
+        }
+        let (file, line) = text.rsplit_once(':')?;
+        let line = line.parse().ok().filter(|&l| l > 0)?;
+        (!file.is_empty()).then(|| SymbolTarget::Line {
+            file: PathBuf::from(file),
+            line,
+        })
+    }
+
+    fn file(&self) -> &Path {
+        match self {
+            SymbolTarget::Name { file, .. } | SymbolTarget::Line { file, .. } => file,
+        }
+    }
+}
+
+/// One definition's source, as [`show_symbol`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ShownDefinition {
+    /// The file, relative to the root.
+    pub file: String,
+    /// The defined name.
+    pub name: String,
+    /// Its first line, counted from 1.
+    pub start_line: usize,
+    /// Its last line, counted from 1.
+    pub end_line: usize,
+    /// Its lines, each ending in `\n`: all of them, or as many as the token cap allowed.
+    pub source: String,
+    /// Lines left out to keep within the cap (then `source` ends with a line saying so).
+    pub omitted_lines: usize,
+}
+
+/// Why [`show_symbol`] shows nothing; its `Display` is one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShowError {
+    /// The file lies outside the root.
+    OutsideRoot(String),
+    /// The file cannot be read (or is not UTF-8).
+    Unreadable(String, String),
+    /// No language of ours for the file's name.
+    NoLanguage(String),
+    /// No definition of that name; the names the file defines (some of them).
+    NoSuchName(String, String, Vec<String>),
+    /// No definition holds that line.
+    NoDefinitionAt(String, usize),
+}
+
+impl std::fmt::Display for ShowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShowError::OutsideRoot(file) => write!(f, "{file} is outside the repository"),
+            ShowError::Unreadable(file, why) => write!(f, "cannot read {file}: {why}"),
+            ShowError::NoLanguage(file) => write!(f, "{file}: no supported language"),
+            ShowError::NoSuchName(file, name, known) if known.is_empty() => {
+                write!(f, "{file} defines no `{name}` (it defines nothing)")
+            }
+            ShowError::NoSuchName(file, name, known) => write!(
+                f,
+                "{file} defines no `{name}`; it defines {}",
+                known.join(", ")
+            ),
+            ShowError::NoDefinitionAt(file, line) => {
+                write!(f, "no definition in {file} holds line {line}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShowError {}
+
+/// Names listed when a name is not found.
+const NAMES_LISTED: usize = 12;
+
+/// The source of the definitions `target` names in the repository at `root` (an absolute,
+/// canonical path), read and parsed now, in `dialect`'s tags. With `max_tokens`, the
+/// definitions together take at most that many tokens of `tokenizer` (the marker lines
+/// counted): whole definitions first, then one cut at a line, then none. Nothing outside
+/// the root is read.
+///
+/// A definition reaches from its tag's line to the end of the widest syntax node starting
+/// there, trailing blank lines left out; a definition on one line whose node starts a line
+/// or two above (a C function whose return type has a line of its own) is shown from
+/// there. On a file's first line, where the whole file's node starts as well, a
+/// definition ends before the next definition of a later line.
+pub fn show_symbol(
+    root: &Path,
+    target: &SymbolTarget,
+    dialect: Dialect,
+    cap: Option<(usize, Tokenizer)>,
+) -> Result<Vec<ShownDefinition>, ShowError> {
+    let given = target.file().display().to_string();
+    let path = inside_root(root, root, target.file()).ok_or(ShowError::OutsideRoot(given))?;
+    let rel = crate::paths::rel_fname(root, &path);
+    let lang = Language::for_path(&path, dialect).ok_or(ShowError::NoLanguage(rel.clone()))?;
+    let source = match read_source(&path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
+        Err(e) => return Err(ShowError::Unreadable(rel, e.to_string())),
+    };
+    let defs = definitions(&source, lang, (&rel, &path), dialect);
+    let context = TreeContext::new(source.as_str(), render_language(&path, dialect), dialect);
+    let starts: Vec<usize> = defs.iter().map(|d| d.1).collect();
+    let spans: Vec<(String, usize, usize)> = defs
+        .into_iter()
+        .map(|(name, row)| {
+            let (start, end) = extent(&context, row, &starts);
+            (name, start, end)
+        })
+        .collect();
+    let chosen = choose(target, &rel, spans)?;
+    Ok(shown(&context, &rel, chosen, cap))
+}
+
+/// The file's definitions: name and row (0-based).
+fn definitions(
+    source: &str,
+    lang: Language,
+    (rel, path): (&str, &Path),
+    dialect: Dialect,
+) -> Vec<(String, usize)> {
+    let tags = extract_source(lang, source, Arc::from(rel), Arc::from(path), dialect);
+    // Tag lines count from 1 (behaviour.md §3.4).
+    tags.into_iter()
+        .filter(|t| t.kind == TagKind::Def && t.line >= 1)
+        .map(|t| (t.name.to_string(), t.line as usize - 1))
+        .collect()
+}
+
+/// The rows a definition whose name is on `row` spans (`starts`: every definition's row).
+fn extent(context: &TreeContext, row: usize, starts: &[usize]) -> (usize, usize) {
+    let end = context.scope_end(row).unwrap_or(row);
+    let (start, end) = if end > row {
+        (row, end)
+    } else {
+        // A node starting a line or two above that reaches past this one: its start.
+        (1..=2)
+            .filter_map(|up| row.checked_sub(up))
+            .find_map(|above| {
+                context
+                    .scope_end(above)
+                    .filter(|&e| e > row)
+                    .map(|e| (above, e))
+            })
+            .unwrap_or((row, row))
+    };
+    // On the first row the whole file's node starts too: there the definition ends
+    // before the next one that starts on a later row.
+    let whole_file = start == 0 && end + 1 >= context.line_count();
+    let end = match starts.iter().filter(|&&s| s > row).min() {
+        Some(&next) if whole_file => next - 1,
+        _ => end,
+    };
+    (start, without_trailing_blanks(context, start, end))
+}
+
+/// `end`, moved up past blank lines (and rows past the text) down to `start`.
+fn without_trailing_blanks(context: &TreeContext, start: usize, mut end: usize) -> usize {
+    while end > start && context.line(end).is_none_or(|l| l.trim().is_empty()) {
+        end -= 1;
+    }
+    end
+}
+
+/// The spans `target` asks for, in file order.
+fn choose(
+    target: &SymbolTarget,
+    rel: &str,
+    spans: Vec<(String, usize, usize)>,
+) -> Result<Vec<(String, usize, usize)>, ShowError> {
+    match target {
+        SymbolTarget::Name { name, .. } => {
+            let (hits, others): (Vec<_>, Vec<_>) = spans.into_iter().partition(|s| &s.0 == name);
+            if hits.is_empty() {
+                let mut known: Vec<String> = others.into_iter().map(|s| s.0).collect();
+                known.dedup();
+                known.truncate(NAMES_LISTED);
+                return Err(ShowError::NoSuchName(rel.to_owned(), name.clone(), known));
+            }
+            Ok(hits)
+        }
+        SymbolTarget::Line { line, .. } => {
+            let row = line - 1;
+            spans
+                .into_iter()
+                .filter(|s| s.1 <= row && row <= s.2)
+                .max_by_key(|s| (s.1, std::cmp::Reverse(s.2)))
+                .map(|s| vec![s])
+                .ok_or(ShowError::NoDefinitionAt(rel.to_owned(), *line))
+        }
+    }
+}
+
+/// The chosen spans' source, within the cap.
+fn shown(
+    context: &TreeContext,
+    rel: &str,
+    spans: Vec<(String, usize, usize)>,
+    cap: Option<(usize, Tokenizer)>,
+) -> Vec<ShownDefinition> {
+    let mut left = cap.map(|(max, _)| max);
+    let count = |text: &str| cap.map_or(0, |(_, t)| t.count(text));
+    let mut out = Vec::with_capacity(spans.len());
+    for (name, start, end) in spans {
+        let lines: Vec<&str> = (start..=end).filter_map(|r| context.line(r)).collect();
+        let (source, omitted) = within(&lines, left, &count);
+        if let Some(l) = &mut left {
+            *l = l.saturating_sub(count(&source));
+        }
+        out.push(ShownDefinition {
+            file: rel.to_owned(),
+            name,
+            start_line: start + 1,
+            end_line: end + 1,
+            source,
+            omitted_lines: omitted,
+        });
+    }
+    out
+}
+
+/// As many of `lines` as fit in `left` tokens (all without a cap), and how many were
+/// left out; a cut ends with a line saying so, counted within the cap.
+fn within(lines: &[&str], left: Option<usize>, count: &dyn Fn(&str) -> usize) -> (String, usize) {
+    let joined = |n: usize| {
+        lines[..n]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    let marker = |omitted: usize| format!("… {omitted} more lines (max_tokens reached)\n");
+    let all = joined(lines.len());
+    let Some(left) = left else {
+        return (all, 0);
+    };
+    if count(&all) <= left {
+        return (all, 0);
+    }
+    // The longest head that fits with its marker: counts grow with the head.
+    let fits = |n: usize| count(&(joined(n) + &marker(lines.len() - n))) <= left;
+    let (mut lo, mut hi) = (0, lines.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    let omitted = lines.len() - lo;
+    let text = if fits(lo) {
+        joined(lo) + &marker(omitted)
+    } else {
+        String::new()
+    };
+    (text, omitted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    const CODE: &str = "\
+import os
+
+
+class Store:
+    \"\"\"Keeps things.\"\"\"
+
+    def get(self, key):
+        value = self.items[key]
+        return value
+
+    def put(self, key, value):
+        self.items[key] = value
+
+
+def get(path):
+    return os.path.exists(path)
+";
+
+    fn repo() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(root.join("pkg")).unwrap();
+        fs::write(root.join("pkg/store.py"), CODE).unwrap();
+        fs::write(
+            root.join("main.c"),
+            "static int\nmain(void)\n{\n    return 0;\n}\n",
+        )
+        .unwrap();
+        (dir, root)
+    }
+
+    fn show(root: &Path, target: &str) -> Result<Vec<ShownDefinition>, ShowError> {
+        show_symbol(
+            root,
+            &SymbolTarget::parse(target).unwrap(),
+            Dialect::Default,
+            None,
+        )
+    }
+
+    #[test]
+    fn targets_are_read_from_file_and_name_or_line() {
+        let name = SymbolTarget::parse("src/a.rs#Parser::new");
+        assert_eq!(
+            name,
+            Some(SymbolTarget::Name {
+                file: "src/a.rs".into(),
+                name: "Parser::new".into()
+            })
+        );
+        let line = SymbolTarget::parse("src/a.rs:42");
+        assert_eq!(
+            line,
+            Some(SymbolTarget::Line {
+                file: "src/a.rs".into(),
+                line: 42
+            })
+        );
+        for bad in [
+            "src/a.rs",
+            "src/a.rs:0",
+            "src/a.rs:x",
+            "#name",
+            "a.rs#",
+            ":3",
+        ] {
+            assert_eq!(SymbolTarget::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_ambiguous_name_shows_every_definition_whole() {
+        let (_dir, root) = repo();
+        let shown = show(&root, "pkg/store.py#get").unwrap();
+        let spans: Vec<_> = shown.iter().map(|d| (d.start_line, d.end_line)).collect();
+        assert_eq!(spans, [(7, 9), (15, 16)]);
+        assert_eq!(
+            shown[0].source,
+            "    def get(self, key):\n        value = self.items[key]\n        return value\n"
+        );
+        assert_eq!(shown[1].file, "pkg/store.py");
+        let class = show(&root, "pkg/store.py#Store").unwrap();
+        assert_eq!((class[0].start_line, class[0].end_line), (4, 12));
+    }
+
+    #[test]
+    fn a_line_shows_the_innermost_definition_holding_it() {
+        let (_dir, root) = repo();
+        let inner = show(&root, "pkg/store.py:8").unwrap();
+        assert_eq!((inner[0].name.as_str(), inner[0].start_line), ("get", 7));
+        let outer = show(&root, "pkg/store.py:5").unwrap();
+        assert_eq!(outer[0].name, "Store");
+        assert_eq!(
+            show(&root, "pkg/store.py:2").unwrap_err(),
+            ShowError::NoDefinitionAt("pkg/store.py".into(), 2)
+        );
+    }
+
+    #[test]
+    fn a_c_function_starts_at_its_return_type() {
+        let (_dir, root) = repo();
+        let main = show(&root, "main.c#main").unwrap();
+        assert_eq!((main[0].start_line, main[0].end_line), (1, 5));
+    }
+
+    #[test]
+    fn a_definition_on_the_first_line_ends_before_the_next() {
+        let (_dir, root) = repo();
+        let code = "def first():\n    return 1\n\n\ndef second():\n    return 2\n";
+        fs::write(root.join("two.py"), code).unwrap();
+        let first = show(&root, "two.py#first").unwrap();
+        assert_eq!((first[0].start_line, first[0].end_line), (1, 2));
+        let second = show(&root, "two.py#second").unwrap();
+        assert_eq!((second[0].start_line, second[0].end_line), (5, 6));
+    }
+
+    #[test]
+    fn what_is_not_found_says_why_in_one_line() {
+        let (_dir, root) = repo();
+        let missing = show(&root, "pkg/store.py#fetch").unwrap_err();
+        assert!(
+            missing.to_string().contains("defines Store, get, put"),
+            "{missing}"
+        );
+        assert!(matches!(
+            show(&root, "../x.py#a"),
+            Err(ShowError::OutsideRoot(_))
+        ));
+        assert!(matches!(
+            show(&root, "nope.py#a"),
+            Err(ShowError::Unreadable(..))
+        ));
+        for e in [missing, show(&root, "README#a").unwrap_err()] {
+            assert!(!e.to_string().contains('\n'));
+        }
+    }
+
+    #[test]
+    fn the_cap_cuts_at_a_line_and_says_so() {
+        let (_dir, root) = repo();
+        let target = SymbolTarget::parse("pkg/store.py#Store").unwrap();
+        let cap = |max| Some((max, Tokenizer::Cl100kBase));
+        let whole = show_symbol(&root, &target, Dialect::Default, cap(1000)).unwrap();
+        assert_eq!(whole[0].omitted_lines, 0);
+        let cut = show_symbol(&root, &target, Dialect::Default, cap(30)).unwrap();
+        assert!(cut[0].omitted_lines > 0);
+        assert!(cut[0].source.ends_with("more lines (max_tokens reached)\n"));
+        assert!(Tokenizer::Cl100kBase.count(&cut[0].source) <= 30);
+        assert!(cut[0].source.starts_with("class Store:\n"));
+    }
+}
