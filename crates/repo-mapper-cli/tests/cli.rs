@@ -46,6 +46,14 @@ fn cmd(repo: &Path) -> Command {
     c
 }
 
+/// [`cmd`] with its tag cache in `cache` (`REPO_MAPPER_CACHE_DIR`), for the tests that
+/// look inside it.
+fn cmd_in_cache(repo: &Path, cache: &Path) -> Command {
+    let mut c = cmd(repo);
+    c.env("REPO_MAPPER_CACHE_DIR", cache);
+    c
+}
+
 fn stdout_of(c: &mut Command) -> String {
     let out = c.output().unwrap();
     assert!(
@@ -339,11 +347,7 @@ fn cache_dir_and_no_cache() {
 fn deleted_files_are_pruned_from_the_tag_store_after_a_walk() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
-    let cmd = |dir: &Path| {
-        let mut c = cmd(dir);
-        c.env("REPO_MAPPER_CACHE_DIR", &cache);
-        c
-    };
+    let cmd = |dir: &Path| cmd_in_cache(dir, &cache);
     // Entries in sled and in the root's pack alike.
     let stored = || {
         let location = repo_mapper_store::CacheLocation::Dir(cache.clone());
@@ -757,11 +761,7 @@ fn history_steers_the_ranking_unless_no_history() {
 fn four_runs_at_once_beside_a_holder_of_the_store_each_get_a_warm_map() {
     let r = repo();
     let cache = r.path().join(".repo-mapper");
-    let cmd = |dir: &Path| {
-        let mut c = cmd(dir);
-        c.env("REPO_MAPPER_CACHE_DIR", &cache);
-        c
-    };
+    let cmd = |dir: &Path| cmd_in_cache(dir, &cache);
     let json = |out: &std::process::Output| -> serde_json::Value {
         assert!(
             out.status.success(),
