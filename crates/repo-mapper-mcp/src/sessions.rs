@@ -192,6 +192,7 @@ impl Sessions {
             let entry = live.remove(at);
             let session = entry.1.clone();
             live.push(entry);
+            self.mark_used(key);
             return session;
         }
         if live.len() >= self.max {
@@ -202,6 +203,15 @@ impl Sessions {
         let session = Arc::new(Slot::new(RepoMap::new(config)));
         live.push((key.clone(), session.clone()));
         session
+    }
+
+    /// Marks the repository's directory in the per-user cache used (a session may live
+    /// longer than the cache keeps an unused directory), pruning others as every use does.
+    fn mark_used(&self, key: &SessionKey) {
+        if let Some(base) = &self.cache_base {
+            let root = Path::new(&key.root);
+            repo_mapper::prune_shared_cache(base, &repo_mapper::shared_cache_dir(base, root));
+        }
     }
 
     /// The roots of the live sessions, least recently used first.

@@ -69,8 +69,12 @@ pub fn scan_cached(
     let layers = Layers {
         pack: pack.as_ref(),
         by_content: by_content.as_ref(),
-        // The root's first pack: its entries go there, not through sled.
-        hold_entries: writes_pack && pack.is_none(),
+        // The root's first pack, or enough to be read that a new one is due (see
+        // `needs_repacking`): their entries go there, not through sled.
+        hold_entries: writes_pack.then(|| match pack {
+            None => 0,
+            Some(_) => repack_slack(files.len()),
+        }),
     };
     let (out, served) = scan_layered(&store, layers, files, opts, progress);
     let repacking = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
@@ -166,8 +170,14 @@ fn needs_repacking(pack: Option<&Pack>, served: &[Served], out: &ScanOutput) -> 
     let packed = served.iter().filter(|s| matches!(s, Served::Pack)).count();
     let stats = &out.stats;
     let with_tags = stats.hits + stats.hash_hits + stats.misses;
-    let slack = (with_tags / 64).max(16);
+    let slack = repack_slack(with_tags);
     with_tags - packed.min(with_tags) >= slack || pack.len() > with_tags
+}
+
+/// How many files sled may serve (or a scan read) before the pack is written anew: a
+/// 64th of `files`, at least 16.
+fn repack_slack(files: usize) -> usize {
+    (files / 64).max(16)
 }
 
 /// Writes the pack of `files` (each entry where the scan left it: sled, the pack, or in

@@ -252,8 +252,10 @@ pub(crate) struct Layers<'a> {
     /// Another root's pack, by content: for a file neither holds, once read and hashed.
     pub(crate) by_content: Option<&'a ByContent>,
     /// Keep the entries made or rewritten in hand ([`Served::Fresh`]) rather than write
-    /// them to the store: the root's first pack is being built, and sled stays small.
-    pub(crate) hold_entries: bool,
+    /// them to the store when at least this many files must be read: the root's pack
+    /// will be written anew from them (`Some(0)`: its first), and sled, which an emptying
+    /// leaves its pages as garbage, stays small.
+    pub(crate) hold_entries: Option<usize>,
 }
 
 /// [`scan`], each file looked up in `layers.pack` first (`stat` vouching for the pack's
@@ -282,9 +284,12 @@ pub(crate) fn scan_layered(
         checked = check_all();
     }
     let mut writer = Writer::new(store, opts.dialect);
-    writer.hold = layers.hold_entries;
-    let outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
-    let mut outcomes = outcomes;
+    let to_read = checked
+        .iter()
+        .filter(|c| matches!(c, Checked::Unvouched(_)))
+        .count();
+    writer.hold = layers.hold_entries.is_some_and(|least| to_read >= least);
+    let mut outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
     let store_used = outcomes.iter().any(Outcome::uses_store);
     let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
     let mut out = ScanOutput {
@@ -443,7 +448,7 @@ struct Writer<'s> {
     /// An entry was queued.
     queued: AtomicBool,
     failed: AtomicBool,
-    /// Entries are not written but kept in hand ([`Layers::hold_entries`]).
+    /// Entries are not written but kept in hand ([`Layers::hold_entries`] says when).
     hold: bool,
 }
 

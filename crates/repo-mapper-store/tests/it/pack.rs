@@ -369,3 +369,27 @@ fn a_scan_of_every_file_without_pruning_is_served_by_the_pack() {
     assert_eq!(repo.pack().1, pack, "only a pruning scan writes the pack");
     assert_eq!(repo.in_sled(), 1, "the change is in sled");
 }
+
+/// A change of many files at once (a branch switched) goes straight into the new pack:
+/// sled, whose emptying leaves its pages as garbage on disk, is not written with them.
+#[test]
+fn a_change_of_many_files_bypasses_sled() {
+    let repo = Repo::new(40);
+    repo.whole();
+    let db = repo.cache.join(store_dir_name()).join("db");
+    for i in 0..20 {
+        let defs: String = (0..400)
+            .map(|d| format!("def switched_{i}_{d}(a, b):\n    return helper_{d}(a) + b\n"))
+            .collect();
+        repo.edit(i, &defs);
+    }
+    let (switched, _) = repo.whole();
+    assert_eq!(switched.stats.misses, 20);
+    assert_eq!(repo.in_sled(), 0);
+    // Through sled, the 20 entries (over 300 KB) would have grown its file past the one
+    // 64 KiB segment any write takes.
+    let after = fs::metadata(&db).unwrap().len();
+    assert!(after <= 64 * 1024, "sled's file grew to {after} bytes");
+    let (warm, _) = repo.whole();
+    assert_eq!((warm.stats.hits, warm.stats.misses), (40, 0));
+}
