@@ -111,6 +111,9 @@ pub struct ScanOptions<'a> {
     /// Files larger than this many bytes are not read (no tags; counted in
     /// [`ScanStats::too_large`]). `None`: no limit.
     pub max_file_size: Option<u64>,
+    /// Each file's stamp as the caller's `stat` just read it (symlinks followed), in the
+    /// order of the files: the scan then stats none itself. `None`: it stats each.
+    pub stamps: Option<&'a [FileStamp]>,
     /// Leave the code words of stored files unread ([`CountedTags::terms`] empty): the
     /// caller reads none (a map without a message). Files parsed now still get theirs,
     /// and the store keeps every file's words.
@@ -270,10 +273,16 @@ pub(crate) fn scan_layered(
     progress: &(dyn Fn(ScanProgress) + Sync),
 ) -> (ScanOutput, Vec<Served>) {
     let started = SystemTime::now();
+    // Stamps given for another list are not used.
+    let stamps = opts.stamps.filter(|s| s.len() == files.len());
     let check_all = || -> Vec<Checked> {
         files
             .par_iter()
-            .map(|(fname, rel)| check(store, layers.pack, fname, rel, opts, started))
+            .enumerate()
+            .map(|(i, (fname, rel))| {
+                let given = stamps.map(|s| s[i]);
+                check(store, layers.pack, (fname, rel, given), opts, started)
+            })
             .collect()
     };
     let mut checked = check_all();
@@ -531,17 +540,19 @@ struct Unvouched {
 fn check(
     store: &dyn TagStore,
     pack: Option<&Pack>,
-    fname: &Path,
-    rel: &str,
+    (fname, rel, given): (&Path, &str, Option<FileStamp>),
     opts: &ScanOptions<'_>,
     started: SystemTime,
 ) -> Checked {
     let Some(lang) = Language::for_path(fname, opts.dialect) else {
         return Checked::Done(Outcome::Skipped);
     };
-    let stat = match Stat::of(fname, started) {
-        Ok(stat) => stat,
-        Err(why) => return Checked::Done(Outcome::Error(why)),
+    let stat = match given {
+        Some(stamp) => Stat::given(stamp, started),
+        None => match Stat::of(fname, started) {
+            Ok(stat) => stat,
+            Err(why) => return Checked::Done(Outcome::Error(why)),
+        },
     };
     if opts.max_file_size.is_some_and(|max| stat.stamp.size > max) {
         return Checked::Done(Outcome::TooLarge);
@@ -652,6 +663,12 @@ struct Stat {
 }
 
 impl Stat {
+    /// What the caller's `stat` said, racy as of `started`.
+    fn given(stamp: FileStamp, started: SystemTime) -> Stat {
+        let racy = stamp.racy_at(started);
+        Stat { stamp, racy }
+    }
+
     fn of(fname: &Path, started: SystemTime) -> Result<Stat, String> {
         match std::fs::metadata(fname) {
             Ok(m) if m.is_file() => {

@@ -281,16 +281,23 @@ impl RepoMap {
         let (config, progress) = (&self.config, self.progress.as_ref());
         // A warm session keeps the tags for later maps, which may read the words.
         let skip_words = !words && self.warm.is_none();
-        let mut read = |files: &[(PathBuf, String)], whole| {
-            scan_store(config, progress, files, (whole, skip_words))
-        };
         let Some(warm) = &mut self.warm else {
             let whole = Whole {
                 list: true,
                 prune: config.prune_cache,
             };
-            let (out, fallback) = read(&admitted.present, whole);
+            // The root guard has just stat'ed every file: the scan need not again.
+            let stamps = Some(&admitted.stamps[..]);
+            let (out, fallback) = scan_store(
+                config,
+                progress,
+                (&admitted.present, stamps),
+                (whole, skip_words),
+            );
             return (out.into(), fallback);
+        };
+        let mut read = |files: &[(PathBuf, String)], whole| {
+            scan_store(config, progress, (files, None), (whole, skip_words))
         };
         let counting = Counting {
             dialect: config.dialect(),
@@ -428,12 +435,13 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
 
 /// The store's scan of `files` (through the root's pack when they are every admitted
 /// file; sled opened only if needed, closed after), pruning the records of other files
-/// under the root when the list is the whole repository's; stored files' code words left
-/// unread if `skip_words` (nothing will read them).
+/// under the root when the list is the whole repository's; with their `stamps` when the
+/// root guard has just read them; stored files' code words left unread if `skip_words`
+/// (nothing will read them).
 fn scan_store(
     config: &Config,
     progress: Option<&ProgressFn>,
-    files: &[(PathBuf, String)],
+    (files, stamps): (&[(PathBuf, String)], Option<&[Stamp]>),
     (whole, skip_words): (Whole, bool),
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
     let tick = |p: ScanProgress| {
@@ -450,6 +458,7 @@ fn scan_store(
         prune_under: whole.prune.then_some(config.root.as_path()),
         limits: config.limits,
         max_file_size: config.effective_max_file_size(),
+        stamps,
         skip_words,
     };
     scan_cached(
