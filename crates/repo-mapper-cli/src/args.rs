@@ -184,6 +184,27 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Print what files define: each symbol's kind, signature and line range, nested in
+    /// the symbols that hold it.
+    Outline {
+        /// Files, relative to the repository root.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+
+        /// Repository root (default: the nearest ancestor of the current directory with a
+        /// `.git` directory, else the current directory).
+        #[arg(long, value_name = "PATH")]
+        root: Option<PathBuf>,
+
+        /// Show at most this many tokens: the outermost symbols are kept, and each file
+        /// whose symbols were left out ends with `... and N more`.
+        #[arg(short = 't', long, value_name = "N")]
+        max_tokens: Option<usize>,
+
+        /// Output format: the outline as text, or JSON.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Print a completion script for SHELL on stdout.
     Completions {
         /// The shell.

@@ -100,6 +100,12 @@ fn subcommand(command: Command) -> Result<(), Failure> {
             max_tokens,
             format,
         } => show::run(&target, root.as_ref(), max_tokens, format),
+        Command::Outline {
+            paths,
+            root,
+            max_tokens,
+            format,
+        } => show::outline(&paths, root.as_ref(), max_tokens, format),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "repo-mapper", &mut std::io::stdout());

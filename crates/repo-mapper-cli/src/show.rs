@@ -1,10 +1,14 @@
 //! `repo-mapper show FILE#NAME | FILE:LINE`: a definition's whole source (the facade's
-//! `show_symbol`), as text or JSON.
+//! `show_symbol`); `repo-mapper outline PATH...`: what files define (`outline`); as text or
+//! JSON.
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use repo_mapper::{Dialect, ShownDefinition, SymbolTarget, Tokenizer, show_symbol};
+use repo_mapper::{
+    Dialect, FileOutline, ShownDefinition, SymbolTarget, Tokenizer, outline as outline_of,
+    outline_text, show_symbol,
+};
 
 use crate::Failure;
 use crate::args::Format;
@@ -32,10 +36,62 @@ pub(crate) fn run(
         Format::Text => as_text(&shown),
         Format::Json => as_json(&shown),
     };
+    write_out(&text)
+}
+
+/// Outlines `paths` in the repository at `root` (or the one around the current directory).
+pub(crate) fn outline(
+    paths: &[PathBuf],
+    root: Option<&PathBuf>,
+    max_tokens: Option<usize>,
+    format: Format,
+) -> Result<(), Failure> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
+    let root = root_from(root, &cwd)?;
+    let outlines = paths
+        .iter()
+        .map(|p| outline_of(&root, p, Dialect::Default))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|why| Failure::nothing(format!("nothing to outline: {why}")))?;
+    let text = match format {
+        Format::Text => outline_text(&outlines, max_tokens.map(|n| (n, Tokenizer::default()))),
+        Format::Json => outline_json(&outlines),
+    };
+    write_out(&text)
+}
+
+/// `{"files": [{file, language, lines, symbols: [{kind, name, signature, start_line,
+/// end_line, parent, depth}]}]}` (JSON takes no cap).
+fn outline_json(outlines: &[FileOutline]) -> String {
+    let files: Vec<serde_json::Value> = outlines
+        .iter()
+        .map(|o| {
+            let symbols: Vec<serde_json::Value> = o
+                .symbols
+                .iter()
+                .map(|s| {
+                    serde_json::json!({
+                        "kind": s.kind, "name": s.name, "signature": s.signature,
+                        "start_line": s.start_line, "end_line": s.end_line,
+                        "parent": s.parent, "depth": s.depth,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "file": o.file, "language": o.language, "lines": o.lines, "symbols": symbols,
+            })
+        })
+        .collect();
+    serde_json::json!({ "files": files }).to_string() + "\n"
+}
+
+/// Writes `text` to stdout; a closed pipe is no failure.
+fn write_out(text: &str) -> Result<(), Failure> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::fatal(format!(
-            "error: cannot write the definition: {e}"
-        ))),
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::fatal(format!("error: cannot write: {e}")))
+        }
         _ => Ok(()),
     }
 }

@@ -904,3 +904,29 @@ fn show_prints_a_definition_by_name_or_line() {
     assert_eq!(outside.status.code(), Some(2));
     assert!(outside.stdout.is_empty());
 }
+
+/// Issue 27: `repo-mapper outline` lists what files define, nested, with signatures and
+/// line ranges; a cap keeps the outermost symbols and says how many more there are.
+#[test]
+fn outline_lists_symbols_nested_with_signatures() {
+    let r = repo();
+    let text = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py"]));
+    assert_eq!(
+        text,
+        "app/models/user.py (python, 20 lines)\n  class class User:  [7-16]\n    function def \
+         display_name(self) -> str:  [12-13]\n    function def deactivate(self) -> None:  \
+         [15-16]\n  function def normalize_email(email: str) -> str:  [19-20]\n"
+    );
+    let capped = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py", "-t", "40"]));
+    assert!(
+        capped.ends_with("more\n") && capped.contains("class User"),
+        "{capped}"
+    );
+    let json = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py", "--format", "json"]));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let deactivate = &json["files"][0]["symbols"][2];
+    assert_eq!(deactivate["parent"], "User");
+    assert_eq!(deactivate["depth"], 1);
+    let missing = cmd(r.path()).args(["outline", "nope.py"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}

@@ -11,6 +11,7 @@ mod guard;
 mod history;
 mod map;
 mod mentions;
+mod outline;
 mod paths;
 mod request;
 mod scope_cache;
@@ -28,6 +29,7 @@ pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
+pub use outline::{FileOutline, OutlineSymbol, SIGNATURE_LINES, outline, outline_text};
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{

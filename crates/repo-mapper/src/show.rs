@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use repo_mapper_render::{TreeContext, render_language};
-use repo_mapper_tags::{Dialect, Language, TagKind, extract_source, read_source};
+use repo_mapper_tags::{
+    Dialect, Language, Limits, TagKind, extract_source, parse_within, read_source,
+};
 
 use crate::guard::inside_root;
 use crate::tokens::Tokenizer;
@@ -120,56 +122,153 @@ const NAMES_LISTED: usize = 12;
 /// counted): whole definitions first, then one cut at a line, then none. Nothing outside
 /// the root is read.
 ///
-/// A definition reaches from its tag's line to the end of the widest syntax node starting
-/// there, trailing blank lines left out; a definition on one line whose node starts a line
-/// or two above (a C function whose return type has a line of its own) is shown from
-/// there. On a file's first line, where the whole file's node starts as well, a
-/// definition ends before the next definition of a later line.
+/// A definition is the smallest syntax node that starts where its tag's line's text starts
+/// and reaches past that line (trailing blank lines left out); a definition whose node
+/// starts a line or two above (a C function whose return type has a line of its own) is
+/// shown from there. Without a tree (the parse ran out of time) the scopes decide: the
+/// widest node starting on the line.
 pub fn show_symbol(
     root: &Path,
     target: &SymbolTarget,
     dialect: Dialect,
     cap: Option<(usize, Tokenizer)>,
 ) -> Result<Vec<ShownDefinition>, ShowError> {
-    let given = target.file().display().to_string();
-    let path = inside_root(root, root, target.file()).ok_or(ShowError::OutsideRoot(given))?;
-    let rel = crate::paths::rel_fname(root, &path);
-    let lang = Language::for_path(&path, dialect).ok_or(ShowError::NoLanguage(rel.clone()))?;
-    let source = match read_source(&path) {
-        Ok(Some(text)) => text,
-        Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
-        Err(e) => return Err(ShowError::Unreadable(rel, e.to_string())),
-    };
-    let defs = definitions(&source, lang, (&rel, &path), dialect);
-    let context = TreeContext::new(source.as_str(), render_language(&path, dialect), dialect);
-    let starts: Vec<usize> = defs.iter().map(|d| d.1).collect();
-    let spans: Vec<(String, usize, usize)> = defs
-        .into_iter()
-        .map(|(name, row)| {
-            let (start, end) = extent(&context, row, &starts);
-            (name, start, end)
-        })
+    let file = DefinedFile::read(root, target.file(), dialect)?;
+    let spans = file
+        .defs
+        .iter()
+        .map(|d| (d.name.clone(), d.start, d.end))
         .collect();
+    let rel = file.rel;
     let chosen = choose(target, &rel, spans)?;
-    Ok(shown(&context, &rel, chosen, cap))
+    Ok(shown(&file.context, &rel, chosen, cap))
 }
 
-/// The file's definitions: name and row (0-based).
+/// A file read and parsed for its definitions, with their extents.
+pub(crate) struct DefinedFile {
+    /// The file, relative to the root.
+    pub(crate) rel: String,
+    /// Its language.
+    pub(crate) lang: Language,
+    /// Its lines and scopes.
+    pub(crate) context: TreeContext,
+    /// Its definitions, in tag order.
+    pub(crate) defs: Vec<Definition>,
+}
+
+/// One definition of a [`DefinedFile`]: rows 0-based.
+pub(crate) struct Definition {
+    pub(crate) name: String,
+    /// The capture's sub-kind (`function`, `class`, `method`, …).
+    pub(crate) kind: &'static str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+impl DefinedFile {
+    /// The file `given` (relative to `root`, or absolute inside it), read and parsed now.
+    pub(crate) fn read(root: &Path, given: &Path, dialect: Dialect) -> Result<Self, ShowError> {
+        let shown = given.display().to_string();
+        let path = inside_root(root, root, given).ok_or(ShowError::OutsideRoot(shown))?;
+        let rel = crate::paths::rel_fname(root, &path);
+        let lang = Language::for_path(&path, dialect).ok_or(ShowError::NoLanguage(rel.clone()))?;
+        let source = match read_source(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
+            Err(e) => return Err(ShowError::Unreadable(rel, e.to_string())),
+        };
+        let tags = definitions(&source, lang, (&rel, &path), dialect);
+        let tree = parse_within(lang, &source, &Limits::default());
+        let context = TreeContext::new(source.as_str(), render_language(&path, dialect), dialect);
+        let starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
+        let defs = tags
+            .into_iter()
+            .map(|(name, row, kind)| {
+                let node = tree
+                    .as_ref()
+                    .and_then(|t| node_extent(t, &context, row, &starts));
+                let (start, end) = node.unwrap_or_else(|| extent(&context, row, &starts));
+                let end = without_trailing_blanks(&context, start, end);
+                Definition {
+                    name,
+                    kind,
+                    start,
+                    end,
+                }
+            })
+            .collect();
+        Ok(DefinedFile {
+            rel,
+            lang,
+            context,
+            defs,
+        })
+    }
+}
+
+/// The file's definitions: name, row (0-based) and sub-kind.
 fn definitions(
     source: &str,
     lang: Language,
     (rel, path): (&str, &Path),
     dialect: Dialect,
-) -> Vec<(String, usize)> {
+) -> Vec<(String, usize, &'static str)> {
     let tags = extract_source(lang, source, Arc::from(rel), Arc::from(path), dialect);
     // Tag lines count from 1 (behaviour.md §3.4).
     tags.into_iter()
         .filter(|t| t.kind == TagKind::Def && t.line >= 1)
-        .map(|t| (t.name.to_string(), t.line as usize - 1))
+        .map(|t| (t.name.to_string(), t.line as usize - 1, t.sub_kind))
         .collect()
 }
 
-/// The rows a definition whose name is on `row` spans (`starts`: every definition's row).
+/// The rows of the definition whose name is on `row`, from the syntax tree: the smallest
+/// node that starts where that line's text starts and reaches past the line; else (a C
+/// function whose return type has a line of its own) a node starting a line or two above
+/// on a line where no other definition starts, and reaching past this one; else the
+/// widest node starting there on one line. Never the whole file's node. No recursion: a
+/// walk up the parents.
+fn node_extent(
+    tree: &tree_sitter::Tree,
+    context: &TreeContext,
+    row: usize,
+    starts: &[usize],
+) -> Option<(usize, usize)> {
+    let line = context.line(row)?;
+    let column = line.len() - line.trim_start().len();
+    let point = tree_sitter::Point { row, column };
+    let mut node = tree.root_node().descendant_for_point_range(point, point)?;
+    let last_row = |n: &tree_sitter::Node<'_>| {
+        let end = n.end_position();
+        if end.column == 0 && end.row > n.start_position().row {
+            end.row - 1
+        } else {
+            end.row
+        }
+    };
+    let mut single: Option<(usize, usize)> = None;
+    while let Some(parent) = node.parent() {
+        let start = node.start_position();
+        if start == point && last_row(&node) > row {
+            return Some((row, last_row(&node)));
+        }
+        if start == point {
+            single = Some((row, row));
+        }
+        let above = start.row < row && start.row + 2 >= row;
+        let alone = !starts.iter().any(|&s| s >= start.row && s < row);
+        if above && alone && last_row(&node) > row {
+            return Some((start.row, last_row(&node)));
+        }
+        if start.row + 2 < row {
+            break;
+        }
+        node = parent;
+    }
+    single
+}
+
+/// The rows a definition whose name is on `row` spans, from the scopes alone (no tree:
+/// the parse ran out of time): `starts` is every definition's row.
 fn extent(context: &TreeContext, row: usize, starts: &[usize]) -> (usize, usize) {
     let end = context.scope_end(row).unwrap_or(row);
     let (start, end) = if end > row {
@@ -414,6 +513,19 @@ def get(path):
         assert_eq!((first[0].start_line, first[0].end_line), (1, 2));
         let second = show(&root, "two.py#second").unwrap();
         assert_eq!((second[0].start_line, second[0].end_line), (5, 6));
+    }
+
+    /// A class body's first method starts where the body does: the node that starts
+    /// there and reaches furthest is the body, not the method.
+    #[test]
+    fn a_first_method_is_itself_not_its_class_body() {
+        let (_dir, root) = repo();
+        let code = "class A:\n    def first(self):\n        return 1\n\n    def second(self):\n        return 2\n";
+        fs::write(root.join("a.py"), code).unwrap();
+        let first = show(&root, "a.py#first").unwrap();
+        assert_eq!((first[0].start_line, first[0].end_line), (2, 3));
+        let class = show(&root, "a.py#A").unwrap();
+        assert_eq!((class[0].start_line, class[0].end_line), (1, 6));
     }
 
     #[test]
