@@ -48,8 +48,8 @@ async def main(binary, root):
             check(init.protocol_version in {"2025-06-18", "2025-11-25"},
                   f"the SDK and the server agree on protocol revision {init.protocol_version}")
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            check(set(tools) == {"repo_map", "search_identifiers", "show_symbol"},
-                  "the three tools listed")
+            check(set(tools) == {"repo_map", "search_identifiers", "show_symbol", "outline"},
+                  "the four tools listed")
             props = tools["repo_map"].input_schema["properties"]
             check({"project_root", "chat_files", "token_limit", "message"} <= set(props),
                   "repo_map takes RepoMapper's parameters and ours")
@@ -102,6 +102,12 @@ async def main(binary, root):
             shown = json.loads(text)["definitions"]
             check(len(shown) == 1 and shown[0]["source"].lstrip().startswith("def place_order"),
                   "show_symbol gives the definition's source")
+
+            args = {"project_root": root, "paths": ["app/services/checkout.py"]}
+            result, text = await call(session, "outline", args)
+            check(result.structured_content == json.loads(text),
+                  "outline's structured content (validated by the SDK) is its text")
+            check("place_order" in json.loads(text)["outline"], "outline lists the method")
 
             result, text = await call(session, "repo_map", {"project_root": "/no/such/dir"})
             check(result.is_error and "\n" not in text, "a missing root is a one-line tool error")

@@ -152,8 +152,8 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Serve the map to coding agents over MCP on stdin and stdout (tools `repo_map`,
-    /// `search_identifiers` and `show_symbol`), keeping each repository's session warm
-    /// between calls.
+    /// `search_identifiers`, `show_symbol` and `outline`), keeping each repository's
+    /// session warm between calls.
     Mcp {
         /// Serve only repositories inside DIR (repeatable; default: any directory).
         #[arg(long = "root", value_name = "DIR")]

@@ -92,9 +92,9 @@ async fn lists_both_tools_with_repomapper_parameters() {
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     // RepoMapper's two, and ours.
-    assert_eq!(names.len(), 3);
+    assert_eq!(names.len(), 4);
     assert!(names.contains(&"repo_map") && names.contains(&"search_identifiers"));
-    assert!(names.contains(&"show_symbol"));
+    assert!(names.contains(&"show_symbol") && names.contains(&"outline"));
     let repo_map = tools.iter().find(|t| t.name == "repo_map").unwrap();
     let props = repo_map.input_schema["properties"].as_object().unwrap();
     for p in [
@@ -124,7 +124,10 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
     let client = client(&[]).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["repo_map", "search_identifiers", "show_symbol"]);
+    assert_eq!(
+        names,
+        ["outline", "repo_map", "search_identifiers", "show_symbol"]
+    );
     for tool in &tools {
         let hints = tool.annotations.as_ref().expect("annotations");
         assert_eq!(hints.read_only_hint, Some(true), "{}", tool.name);
@@ -148,6 +151,10 @@ async fn tools_declare_their_output_and_answer_with_structured_content() {
         (
             "show_symbol",
             json!({"project_root": root, "symbol": "app/models/user.py#User"}),
+        ),
+        (
+            "outline",
+            json!({"project_root": root, "paths": ["app/models/user.py"]}),
         ),
     ];
     for (name, args) in calls {
@@ -324,7 +331,7 @@ async fn clients_of_earlier_protocol_revisions_are_served() {
         let server = client.peer_info().expect("the handshake's answer");
         assert_eq!(server.protocol_version, revision);
         let tools = client.list_all_tools().await.unwrap();
-        assert_eq!(tools.len(), 3, "{revision}");
+        assert_eq!(tools.len(), 4, "{revision}");
         let args = json!({"project_root": root}).as_object().unwrap().clone();
         let params = CallToolRequestParams::new("repo_map").with_arguments(args);
         let result = client.call_tool(params).await.unwrap();
@@ -724,5 +731,56 @@ async fn show_symbol_gives_a_definition_by_name_or_line() {
     assert!(text(&missing).contains("it defines User") && !text(&missing).contains('\n'));
     let bad = call(&client, "show_symbol", shown("app/models/user.py", None)).await;
     assert_eq!(bad.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+/// Issue 27: `outline` lists what files define, within `max_tokens`; the answer says how
+/// many symbols of each file it shows.
+#[tokio::test(flavor = "multi_thread")]
+async fn outline_lists_what_files_define_within_the_cap() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let paths = ["app/models/user.py", "app/services/checkout.py"];
+    let whole = json_of(
+        &call(
+            &client,
+            "outline",
+            json!({"project_root": root, "paths": paths}),
+        )
+        .await,
+    );
+    let text = whole["outline"].as_str().unwrap();
+    assert!(
+        text.starts_with("app/models/user.py (python, 20 lines)\n  class class User:"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "    function def place_order(self, user: User, cart: dict) -> Order:  [15-20]"
+        )
+    );
+    assert_eq!(whole["files"][0]["symbols"], whole["files"][0]["shown"]);
+    let capped = json_of(
+        &call(
+            &client,
+            "outline",
+            json!({"project_root": root, "paths": paths, "max_tokens": 60}),
+        )
+        .await,
+    );
+    let shown = capped["files"][1]["shown"].as_u64().unwrap();
+    assert!(
+        shown < capped["files"][1]["symbols"].as_u64().unwrap(),
+        "{capped}"
+    );
+    assert!(capped["outline"].as_str().unwrap().contains("more\n"));
+    let missing = call(
+        &client,
+        "outline",
+        json!({"project_root": root, "paths": ["nope.py"]}),
+    )
+    .await;
+    assert_eq!(missing.is_error, Some(true));
     client.cancel().await.unwrap();
 }

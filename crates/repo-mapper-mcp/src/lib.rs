@@ -8,8 +8,11 @@ mod sessions;
 mod tools;
 mod transport;
 
-pub use output::{RepoMapOutput, ResultKind, SearchOutput, SearchResult, ShowOutput, ShownSource};
-pub use params::{RepoMapParams, SearchParams, ShowParams};
+pub use output::{
+    OutlineOutput, OutlinedFile, RepoMapOutput, ResultKind, SearchOutput, SearchResult, ShowOutput,
+    ShownSource,
+};
+pub use params::{OutlineParams, RepoMapParams, SearchParams, ShowParams};
 pub use server::{RepoMapServer, ServerOptions};
 pub use tools::{DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_LIMIT, ToolError};
 

@@ -81,3 +81,28 @@ pub struct ShownSource {
     /// Lines left out to keep within `max_tokens`.
     pub omitted_lines: usize,
 }
+
+/// The `outline` tool's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct OutlineOutput {
+    /// Each file under a `FILE (LANGUAGE, N lines)` line, each symbol indented by its depth
+    /// as `KIND SIGNATURE  [START-END]`, within `max_tokens`.
+    pub outline: String,
+    /// Per file: what the outline shows of it.
+    pub files: Vec<OutlinedFile>,
+}
+
+/// What an `outline` answer shows of one file.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct OutlinedFile {
+    /// The file, relative to the root (control characters escaped).
+    pub file: String,
+    /// Its language.
+    pub language: String,
+    /// Its number of lines.
+    pub lines: usize,
+    /// How many symbols it defines.
+    pub symbols: usize,
+    /// How many of them the outline shows (fewer when `max_tokens` cut it).
+    pub shown: usize,
+}

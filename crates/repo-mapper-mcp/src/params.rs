@@ -131,3 +131,17 @@ pub struct ShowParams {
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }
+
+/// Parameters of the `outline` tool.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[non_exhaustive]
+pub struct OutlineParams {
+    /// Absolute path of the repository root.
+    pub project_root: String,
+    /// The files to outline, relative to the root.
+    pub paths: Vec<String>,
+    /// The outline's cap in tokens (cl100k; default 20,000): the outermost symbols are
+    /// kept, and each file whose symbols were left out ends with `... and N more`.
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
+}

@@ -18,8 +18,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::output::{RepoMapOutput, SearchOutput, ShowOutput};
-use crate::params::{RepoMapParams, SearchParams, ShowParams};
+use crate::output::{OutlineOutput, RepoMapOutput, SearchOutput, ShowOutput};
+use crate::params::{OutlineParams, RepoMapParams, SearchParams, ShowParams};
 use crate::sessions::{Listener, Sessions};
 use crate::tools::{ToolError, Tools};
 
@@ -81,6 +81,11 @@ impl RepoMapServer {
         self.tools.repo_map(params, None)
     }
 
+    /// The `outline` tool, called directly.
+    pub fn outline_json(&self, params: &OutlineParams) -> Result<Value, ToolError> {
+        self.tools.outline(params)
+    }
+
     /// The `show_symbol` tool, called directly.
     pub fn show_symbol_json(&self, params: &ShowParams) -> Result<Value, ToolError> {
         self.tools.show_symbol(params)
@@ -113,6 +118,29 @@ the user's message as message to steer it. Returns JSON: map, report, error.",
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.tools.clone();
         with_progress(&context, move |listener| tools.repo_map(&params, listener)).await
+    }
+
+    #[tool(
+        name = "outline",
+        description = "What files define: each symbol's kind, signature and line range, \
+nested in the symbols that hold them, within max_tokens tokens (the outermost kept; a file \
+cut short says how many more). Returns JSON: outline (text), files (per file: language, \
+lines, symbols, shown).",
+        output_schema = schema_for_output::<OutlineOutput>(),
+        annotations(
+            title = "Outline files",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn outline(
+        &self,
+        Parameters(params): Parameters<OutlineParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tools = self.tools.clone();
+        blocking(move || tools.outline(&params)).await
     }
 
     #[tool(

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use repo_mapper::{
     Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
-    escape_control, parse_profile, show_symbol,
+    escape_control, outline, outline_shown, parse_profile, show_symbol,
 };
 use serde_json::{Value, json};
 
-use crate::output::{ResultKind, SearchOutput, SearchResult, ShowOutput, ShownSource};
-use crate::params::{RepoMapParams, SearchParams, ShowParams};
+use crate::output::{
+    OutlineOutput, OutlinedFile, ResultKind, SearchOutput, SearchResult, ShowOutput, ShownSource,
+};
+use crate::params::{OutlineParams, RepoMapParams, SearchParams, ShowParams};
 use crate::sessions::{Busy, Listener, Live, SessionKey, Sessions};
 
 /// A call's input was wrong: one line for the caller (an MCP tool error).
@@ -150,6 +152,38 @@ impl Tools {
             })
             .collect();
         Ok(to_value(&ShowOutput { definitions }))
+    }
+
+    /// The `outline` tool: what the files define, as text within the cap and counts per
+    /// file (read and parsed now; no session).
+    pub(crate) fn outline(&self, p: &OutlineParams) -> Result<Value, ToolError> {
+        let root = self.root(&p.project_root)?;
+        if p.paths.is_empty() {
+            return fail("paths is empty");
+        }
+        let outlines = p
+            .paths
+            .iter()
+            .map(|path| outline(&root, Path::new(path), Dialect::Default))
+            .collect::<Result<Vec<_>, _>>()
+            .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
+        let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let (text, shown) = outline_shown(&outlines, Some((cap, Tokenizer::default())));
+        let files = outlines
+            .iter()
+            .zip(shown)
+            .map(|(o, shown)| OutlinedFile {
+                file: escape_control(&o.file).into_owned(),
+                language: o.language.clone(),
+                lines: o.lines,
+                symbols: o.symbols.len(),
+                shown,
+            })
+            .collect();
+        Ok(to_value(&OutlineOutput {
+            outline: text,
+            files,
+        }))
     }
 
     /// `project_root` checked: an existing directory, inside an allowed one.

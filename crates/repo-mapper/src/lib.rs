@@ -29,7 +29,9 @@ pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
-pub use outline::{FileOutline, OutlineSymbol, SIGNATURE_LINES, outline, outline_text};
+pub use outline::{
+    FileOutline, OutlineSymbol, SIGNATURE_LINES, outline, outline_shown, outline_text,
+};
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{

@@ -117,12 +117,21 @@ fn signature(context: &TreeContext, start: usize, end: usize) -> String {
 /// `KIND SIGNATURE  [START-END]`. Past the cap the shallowest symbols are kept (then the
 /// first), and each file whose symbols were left out ends with `... and N more`.
 pub fn outline_text(outlines: &[FileOutline], cap: Option<(usize, Tokenizer)>) -> String {
+    outline_shown(outlines, cap).0
+}
+
+/// [`outline_text`], and how many symbols of each file it shows.
+pub fn outline_shown(
+    outlines: &[FileOutline],
+    cap: Option<(usize, Tokenizer)>,
+) -> (String, Vec<usize>) {
+    let every: Vec<usize> = outlines.iter().map(|o| o.symbols.len()).collect();
     let all = render(outlines, &|_, _| true);
     let Some((max, tokenizer)) = cap else {
-        return all;
+        return (all, every);
     };
     if tokenizer.count(&all) <= max {
-        return all;
+        return (all, every);
     }
     // Every symbol of every file, shallowest (then first) first: a prefix is kept.
     let mut order: Vec<(usize, usize, usize, usize)> = outlines
@@ -150,7 +159,11 @@ pub fn outline_text(outlines: &[FileOutline], cap: Option<(usize, Tokenizer)>) -
             hi = mid - 1;
         }
     }
-    text_of(lo)
+    let mut shown = vec![0; outlines.len()];
+    for &(_, f, _, _) in &order[..lo] {
+        shown[f] += 1;
+    }
+    (text_of(lo), shown)
 }
 
 /// The text of the symbols `kept(file, symbol)` says, with `... and N more` where some
@@ -158,7 +171,9 @@ pub fn outline_text(outlines: &[FileOutline], cap: Option<(usize, Tokenizer)>) -
 fn render(outlines: &[FileOutline], kept: &dyn Fn(usize, usize) -> bool) -> String {
     let mut out = String::new();
     for (f, o) in outlines.iter().enumerate() {
-        out.push_str(&format!("{} ({}, {} lines)\n", o.file, o.language, o.lines));
+        // A file name is shown with its control characters escaped (one line each).
+        let file = repo_mapper_render::escape_control(&o.file);
+        out.push_str(&format!("{file} ({}, {} lines)\n", o.language, o.lines));
         let mut left_out = 0;
         for (i, s) in o.symbols.iter().enumerate() {
             if !kept(f, i) {
