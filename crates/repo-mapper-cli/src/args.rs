@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::builder::PossibleValue;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use repo_mapper::{Config, Limits, PROFILES, PageRankParams, Profile, Refresh, Tokenizer};
 
 /// Aider's repo map of a repository: the definitions that matter most, within a token
@@ -167,43 +167,23 @@ pub(crate) enum Command {
     /// Print the whole source of a definition: every definition of NAME in FILE
     /// (`FILE#NAME`), or the innermost definition holding LINE (`FILE:LINE`, from 1).
     Show {
-        /// `FILE#NAME` or `FILE:LINE`, FILE relative to the repository root.
+        /// `FILE#NAME` or `FILE:LINE`, FILE relative to the repository root. A definition
+        /// cut short by `-t` ends with a line saying how many lines were left out.
         target: String,
 
-        /// Repository root (default: the nearest ancestor of the current directory with a
-        /// `.git` directory, else the current directory).
-        #[arg(long, value_name = "PATH")]
-        root: Option<PathBuf>,
-
-        /// Show at most this many tokens (a definition cut short ends with a line saying
-        /// how many lines were left out).
-        #[arg(short = 't', long, value_name = "N")]
-        max_tokens: Option<usize>,
-
-        /// Output format: the source under a `FILE:START-END NAME` line, or JSON.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[command(flatten)]
+        source: SourceArgs,
     },
     /// Print what files define: each symbol's kind, signature and line range, nested in
-    /// the symbols that hold it.
+    /// the symbols that hold it. Under `-t` the outermost symbols are kept, and each file
+    /// whose symbols were left out ends with `... and N more`.
     Outline {
         /// Files, relative to the repository root.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
 
-        /// Repository root (default: the nearest ancestor of the current directory with a
-        /// `.git` directory, else the current directory).
-        #[arg(long, value_name = "PATH")]
-        root: Option<PathBuf>,
-
-        /// Show at most this many tokens: the outermost symbols are kept, and each file
-        /// whose symbols were left out ends with `... and N more`.
-        #[arg(short = 't', long, value_name = "N")]
-        max_tokens: Option<usize>,
-
-        /// Output format: the outline as text, or JSON.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        #[command(flatten)]
+        source: SourceArgs,
     },
     /// Print a completion script for SHELL on stdout.
     Completions {
@@ -214,6 +194,23 @@ pub(crate) enum Command {
     /// Print the man page (roff) on stdout; `cargo xtask man` writes it to a file.
     #[command(hide = true)]
     Man,
+}
+
+/// What `show` and `outline` share: where the repository is, the cap, the format.
+#[derive(Debug, Args)]
+pub(crate) struct SourceArgs {
+    /// Repository root (default: the nearest ancestor of the current directory with a
+    /// `.git` directory, else the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub root: Option<PathBuf>,
+
+    /// Show at most this many tokens.
+    #[arg(short = 't', long, value_name = "N")]
+    pub max_tokens: Option<usize>,
+
+    /// Output format: text, or JSON.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// `--max-filesize`: a number of bytes, or no limit.

@@ -94,18 +94,8 @@ fn subcommand(command: Command) -> Result<(), Failure> {
             repo_mapper_mcp::serve_stdio(options)
                 .map_err(|e| Failure::fatal(format!("error: the MCP server stopped: {e}")))
         }
-        Command::Show {
-            target,
-            root,
-            max_tokens,
-            format,
-        } => show::run(&target, root.as_ref(), max_tokens, format),
-        Command::Outline {
-            paths,
-            root,
-            max_tokens,
-            format,
-        } => show::outline(&paths, root.as_ref(), max_tokens, format),
+        Command::Show { target, source } => show::run(&target, &source),
+        Command::Outline { paths, source } => show::outline(&paths, &source),
         Command::Completions { shell } => {
             let mut cmd = Cli::command();
             clap_complete::generate(shell, &mut cmd, "repo-mapper", &mut std::io::stdout());

@@ -11,16 +11,12 @@ use repo_mapper::{
 };
 
 use crate::Failure;
-use crate::args::Format;
+use crate::args::{Format, SourceArgs};
 use crate::settings::root_from;
 
 /// Shows `target` in the repository at `root` (or the one around the current directory).
-pub(crate) fn run(
-    target: &str,
-    root: Option<&PathBuf>,
-    max_tokens: Option<usize>,
-    format: Format,
-) -> Result<(), Failure> {
+pub(crate) fn run(target: &str, args: &SourceArgs) -> Result<(), Failure> {
+    let (root, max_tokens, format) = (args.root.as_ref(), args.max_tokens, args.format);
     let parsed = SymbolTarget::parse(target).ok_or_else(|| {
         Failure::fatal(format!(
             "error: `{target}` is neither FILE#NAME nor FILE:LINE (a line from 1)"
@@ -40,12 +36,8 @@ pub(crate) fn run(
 }
 
 /// Outlines `paths` in the repository at `root` (or the one around the current directory).
-pub(crate) fn outline(
-    paths: &[PathBuf],
-    root: Option<&PathBuf>,
-    max_tokens: Option<usize>,
-    format: Format,
-) -> Result<(), Failure> {
+pub(crate) fn outline(paths: &[PathBuf], args: &SourceArgs) -> Result<(), Failure> {
+    let (root, max_tokens, format) = (args.root.as_ref(), args.max_tokens, args.format);
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
     let root = root_from(root, &cwd)?;
