@@ -59,6 +59,9 @@ pub(crate) struct Slot {
     /// The session's own threads (`None` if they could not be started: then rayon's
     /// global pool).
     pool: Option<rayon::ThreadPool>,
+    /// Its repository's directory in the per-user cache, marked used at every call (a
+    /// session may outlive the time the cache keeps an unused directory).
+    shared_cache: Option<PathBuf>,
 }
 
 /// Told, as the current call's tag scan reads files, how many it has read and has to
@@ -110,7 +113,12 @@ impl Slot {
             .inspect_err(|e| tracing::warn!("a session's threads could not start: {e}"))
             .ok();
         let live = Mutex::new(Live { map, listing: None });
-        Slot { live, status, pool }
+        Slot {
+            live,
+            status,
+            pool,
+            shared_cache: None,
+        }
     }
 
     /// Runs `work` on the session (on its own threads), waiting for the call before it
@@ -192,7 +200,10 @@ impl Sessions {
             let entry = live.remove(at);
             let session = entry.1.clone();
             live.push(entry);
-            self.mark_used(key);
+            drop(live); // no file work under the sessions' lock
+            if let Some(dir) = &session.shared_cache {
+                repo_mapper::mark_cache_used(dir);
+            }
             return session;
         }
         if live.len() >= self.max {
@@ -200,18 +211,15 @@ impl Sessions {
             tracing::debug!(root = %gone.root.display(), "session evicted");
         }
         let config = config(key, self.cache_base.as_deref());
-        let session = Arc::new(Slot::new(RepoMap::new(config)));
+        let shared_cache = match (&self.cache_base, &config.cache) {
+            (Some(_), CacheLocation::Dir(dir)) => Some(dir.clone()),
+            _ => None,
+        };
+        let mut slot = Slot::new(RepoMap::new(config));
+        slot.shared_cache = shared_cache;
+        let session = Arc::new(slot);
         live.push((key.clone(), session.clone()));
         session
-    }
-
-    /// Marks the repository's directory in the per-user cache used (a session may live
-    /// longer than the cache keeps an unused directory), pruning others as every use does.
-    fn mark_used(&self, key: &SessionKey) {
-        if let Some(base) = &self.cache_base {
-            let root = Path::new(&key.root);
-            repo_mapper::prune_shared_cache(base, &repo_mapper::shared_cache_dir(base, root));
-        }
     }
 
     /// The roots of the live sessions, least recently used first.

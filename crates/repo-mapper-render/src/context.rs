@@ -209,14 +209,6 @@ impl TreeContext {
         self.dialect
     }
 
-    /// The last row (0-based) of the widest syntax node starting on `row`, if one starts
-    /// there: how far a definition whose first line is `row` reaches. `None` past the
-    /// last row, on a row where no node starts, and in a context without scopes.
-    pub fn scope_end(&self, row: usize) -> Option<usize> {
-        let end = *self.scope_tree.get(self.leaves.checked_add(row)?)?;
-        (row <= self.lines.len()).then_some(usize::try_from(end).ok()?)
-    }
-
     /// Shows `lines_of_interest` (0-based rows) in context, as grep-ast's
     /// `add_lines_of_interest` + `add_context` + `format` do on a context whose lines of
     /// interest were just reset (Aider's `render_tree`).

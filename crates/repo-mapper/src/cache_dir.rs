@@ -43,8 +43,7 @@ pub const KEPT_UNUSED: Duration = Duration::from_secs(30 * 24 * 3600);
 /// them and holding a cache's `.gitignore` are ever removed. Best effort: errors are
 /// ignored.
 pub fn prune_shared_cache(base: &Path, dir: &Path) {
-    let _ = std::fs::create_dir_all(dir);
-    let _ = std::fs::write(dir.join(USED), b"");
+    mark_cache_used(dir);
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
@@ -65,6 +64,13 @@ pub fn prune_shared_cache(base: &Path, dir: &Path) {
             let _ = std::fs::remove_dir_all(path);
         }
     }
+}
+
+/// Marks `dir` (a [`shared_cache_dir`]) used now, so that [`prune_shared_cache`] keeps it:
+/// one small write, for a process that keeps using a directory it chose earlier.
+pub fn mark_cache_used(dir: &Path) {
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(dir.join(USED), b"");
 }
 
 /// The file whose modification time says when a repository's directory was last used.

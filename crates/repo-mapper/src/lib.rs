@@ -23,7 +23,9 @@ mod warm;
 mod watch;
 
 pub use answer::Answer;
-pub use cache_dir::{KEPT_REPOSITORIES, KEPT_UNUSED, prune_shared_cache, shared_cache_dir};
+pub use cache_dir::{
+    KEPT_REPOSITORIES, KEPT_UNUSED, mark_cache_used, prune_shared_cache, shared_cache_dir,
+};
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};

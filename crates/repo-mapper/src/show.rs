@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use repo_mapper_render::{TreeContext, render_language};
+use repo_mapper_render::TreeContext;
 use repo_mapper_tags::{
     Dialect, Language, Limits, TagKind, extract_source, parse_within, read_source,
 };
@@ -125,8 +125,7 @@ const NAMES_LISTED: usize = 12;
 /// A definition is the smallest syntax node that starts where its tag's line's text starts
 /// and reaches past that line (trailing blank lines left out); a definition whose node
 /// starts a line or two above (a C function whose return type has a line of its own) is
-/// shown from there. Without a tree (the parse ran out of time) the scopes decide: the
-/// widest node starting on the line.
+/// shown from there. Without a tree (the parse ran out of time) a definition is its line.
 pub fn show_symbol(
     root: &Path,
     target: &SymbolTarget,
@@ -179,15 +178,17 @@ impl DefinedFile {
         };
         let tags = definitions(&source, lang, (&rel, &path), dialect);
         let tree = parse_within(lang, &source, &Limits::default());
-        let context = TreeContext::new(source.as_str(), render_language(&path, dialect), dialect);
+        // Only the lines: the extents come from `tree` (no second parse for scopes).
+        let context = TreeContext::new(source.as_str(), None, dialect);
         let starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
         let defs = tags
             .into_iter()
             .map(|(name, row, kind)| {
-                let node = tree
+                // Without a tree (the parse ran out of time) a definition is its line.
+                let (start, end) = tree
                     .as_ref()
-                    .and_then(|t| node_extent(t, &context, row, &starts));
-                let (start, end) = node.unwrap_or_else(|| extent(&context, row, &starts));
+                    .and_then(|t| node_extent(t, &context, row, &starts))
+                    .unwrap_or((row, row));
                 let end = without_trailing_blanks(&context, start, end);
                 Definition {
                     name,
@@ -265,34 +266,6 @@ fn node_extent(
         node = parent;
     }
     single
-}
-
-/// The rows a definition whose name is on `row` spans, from the scopes alone (no tree:
-/// the parse ran out of time): `starts` is every definition's row.
-fn extent(context: &TreeContext, row: usize, starts: &[usize]) -> (usize, usize) {
-    let end = context.scope_end(row).unwrap_or(row);
-    let (start, end) = if end > row {
-        (row, end)
-    } else {
-        // A node starting a line or two above that reaches past this one: its start.
-        (1..=2)
-            .filter_map(|up| row.checked_sub(up))
-            .find_map(|above| {
-                context
-                    .scope_end(above)
-                    .filter(|&e| e > row)
-                    .map(|e| (above, e))
-            })
-            .unwrap_or((row, row))
-    };
-    // On the first row the whole file's node starts too: there the definition ends
-    // before the next one that starts on a later row.
-    let whole_file = start == 0 && end + 1 >= context.line_count();
-    let end = match starts.iter().filter(|&&s| s > row).min() {
-        Some(&next) if whole_file => next - 1,
-        _ => end,
-    };
-    (start, without_trailing_blanks(context, start, end))
 }
 
 /// `end`, moved up past blank lines (and rows past the text) down to `start`.
