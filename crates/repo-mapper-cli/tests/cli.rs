@@ -930,3 +930,49 @@ fn outline_lists_symbols_nested_with_signatures() {
     let missing = cmd(r.path()).args(["outline", "nope.py"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }
+
+/// Issue 26: a warm run through the root's pack (and sled's changes since) gives the map a
+/// fresh `--no-cache` run gives, after every kind of change: an edit, a delete, a rename,
+/// a same-size rewrite with its mtime put back, and a checkout that rewrites many files
+/// at once (then the new pack is built without sled). Each change is mapped twice: once
+/// while it is racy, once after.
+#[test]
+fn warm_runs_through_the_pack_equal_fresh_ones_after_every_kind_of_change() {
+    let r = repo();
+    let root = r.path();
+    let module = |i: usize, v: &str| format!("def task_{i}_{v}(x):\n    return helper_{i}(x)\n");
+    for i in 0..20 {
+        std::fs::write(root.join(format!("app/task{i}.py")), module(i, "a")).unwrap();
+    }
+    let same = |what: &str| {
+        for pass in ["racy", "settled"] {
+            let warm = stdout_of(cmd(root).arg("."));
+            let fresh = stdout_of(cmd(root).args([".", "--no-cache"]));
+            assert_eq!(warm, fresh, "after {what} ({pass})");
+            std::thread::sleep(std::time::Duration::from_millis(2100));
+        }
+    };
+    same("the first run");
+    let user = root.join("app/models/user.py");
+    let text = std::fs::read_to_string(&user).unwrap();
+    std::fs::write(&user, text.replace("def deactivate", "def retire")).unwrap();
+    same("an edit");
+    std::fs::remove_file(root.join("app/task3.py")).unwrap();
+    same("a delete");
+    std::fs::rename(root.join("app/task4.py"), root.join("app/renamed.py")).unwrap();
+    same("a rename");
+    let target = root.join("app/task5.py");
+    let mtime = std::fs::metadata(&target).unwrap().modified().unwrap();
+    std::fs::write(&target, module(5, "b")).unwrap(); // the same size
+    std::fs::File::options()
+        .write(true)
+        .open(&target)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    same("a same-size rewrite with its mtime put back");
+    for i in (0..20).filter(|i| ![3, 4].contains(i)) {
+        std::fs::write(root.join(format!("app/task{i}.py")), module(i, "c")).unwrap();
+    }
+    same("a checkout of many files");
+}
