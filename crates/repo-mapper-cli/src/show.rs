@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use repo_mapper::{
-    Dialect, FileOutline, ShownDefinition, SymbolTarget, Tokenizer, outline as outline_of,
-    outline_text, show_symbol,
+    Dialect, FileOutline, ShownDefinition, SymbolTarget, Tokenizer, outline_text, outlines,
+    show_symbol,
 };
 
 use crate::Failure;
@@ -41,10 +41,7 @@ pub(crate) fn outline(paths: &[PathBuf], args: &SourceArgs) -> Result<(), Failur
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
     let root = root_from(root, &cwd)?;
-    let outlines = paths
-        .iter()
-        .map(|p| outline_of(&root, p, Dialect::Default))
-        .collect::<Result<Vec<_>, _>>()
+    let outlines = outlines(&root, paths, Dialect::Default)
         .map_err(|why| Failure::nothing(format!("nothing to outline: {why}")))?;
     let text = match format {
         Format::Text => outline_text(&outlines, max_tokens.map(|n| (n, Tokenizer::default()))),
@@ -54,7 +51,8 @@ pub(crate) fn outline(paths: &[PathBuf], args: &SourceArgs) -> Result<(), Failur
 }
 
 /// `{"files": [{file, language, lines, symbols: [{kind, name, signature, start_line,
-/// end_line, parent, depth}]}]}` (JSON takes no cap).
+/// end_line, parent, depth, visibility, doc}], imports: [{module, line, category, path,
+/// declared_in}] or null}]}` (JSON takes no cap; `null` imports: not supported).
 fn outline_json(outlines: &[FileOutline]) -> String {
     let files: Vec<serde_json::Value> = outlines
         .iter()
@@ -67,11 +65,24 @@ fn outline_json(outlines: &[FileOutline]) -> String {
                         "kind": s.kind, "name": s.name, "signature": s.signature,
                         "start_line": s.start_line, "end_line": s.end_line,
                         "parent": s.parent, "depth": s.depth,
+                        "visibility": s.visibility.map(|v| v.as_str()), "doc": s.doc,
                     })
                 })
                 .collect();
+            let imports = o.imports.as_ref().map(|imports| {
+                imports
+                    .iter()
+                    .map(|i| {
+                        serde_json::json!({
+                            "module": i.module, "line": i.line, "category": i.category.as_str(),
+                            "path": i.path, "declared_in": i.declared_in,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            });
             serde_json::json!({
                 "file": o.file, "language": o.language, "lines": o.lines, "symbols": symbols,
+                "imports": imports,
             })
         })
         .collect();

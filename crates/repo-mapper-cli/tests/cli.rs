@@ -905,17 +905,19 @@ fn show_prints_a_definition_by_name_or_line() {
     assert!(outside.stdout.is_empty());
 }
 
-/// Issue 27: `repo-mapper outline` lists what files define, nested, with signatures and
-/// line ranges; a cap keeps the outermost symbols and says how many more there are.
+/// Issue 27: `repo-mapper outline` lists what files import, by category, and what they
+/// define, nested, with signatures, line ranges and visibility; a cap keeps the outermost
+/// symbols and says how many more there are.
 #[test]
-fn outline_lists_symbols_nested_with_signatures() {
+fn outline_lists_imports_and_symbols_nested_with_signatures() {
     let r = repo();
     let text = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py"]));
     assert_eq!(
         text,
-        "app/models/user.py (python, 20 lines)\n  class class User:  [7-16]\n    function def \
-         display_name(self) -> str:  [12-13]\n    function def deactivate(self) -> None:  \
-         [15-16]\n  function def normalize_email(email: str) -> str:  [19-20]\n"
+        "app/models/user.py (python, 20 lines)\n  imports stdlib: dataclasses\n  class User:  \
+         [7-16] public\n    def display_name(self) -> str:  [12-13] public\n    def \
+         deactivate(self) -> None:  [15-16] public\n  def normalize_email(email: str) -> str:  \
+         [19-20] public\n"
     );
     let capped = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py", "-t", "40"]));
     assert!(
@@ -927,6 +929,12 @@ fn outline_lists_symbols_nested_with_signatures() {
     let deactivate = &json["files"][0]["symbols"][2];
     assert_eq!(deactivate["parent"], "User");
     assert_eq!(deactivate["depth"], 1);
+    assert_eq!(deactivate["visibility"], "public");
+    let import = &json["files"][0]["imports"][0];
+    assert_eq!(
+        (&import["module"], &import["category"]),
+        (&"dataclasses".into(), &"stdlib".into())
+    );
     let missing = cmd(r.path()).args(["outline", "nope.py"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
 }

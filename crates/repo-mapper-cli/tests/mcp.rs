@@ -734,8 +734,8 @@ async fn show_symbol_gives_a_definition_by_name_or_line() {
     client.cancel().await.unwrap();
 }
 
-/// Issue 27: `outline` lists what files define, within `max_tokens`; the answer says how
-/// many symbols of each file it shows.
+/// Issue 27: `outline` lists what files import and define, within `max_tokens`; the
+/// answer says how many symbols and imports of each file it shows.
 #[tokio::test(flavor = "multi_thread")]
 async fn outline_lists_what_files_define_within_the_cap() {
     let client = client(&[]).await;
@@ -752,15 +752,24 @@ async fn outline_lists_what_files_define_within_the_cap() {
     );
     let text = whole["outline"].as_str().unwrap();
     assert!(
-        text.starts_with("app/models/user.py (python, 20 lines)\n  class class User:"),
+        text.starts_with(
+            "app/models/user.py (python, 20 lines)\n  imports stdlib: dataclasses\n  class \
+             User:  [7-16] public\n"
+        ),
         "{text}"
     );
+    assert!(text.contains(
+        "  imports local: app.models.order → app/models/order.py, app.models.user → \
+         app/models/user.py\n"
+    ));
     assert!(
         text.contains(
-            "    function def place_order(self, user: User, cart: dict) -> Order:  [15-20]"
+            "    def place_order(self, user: User, cart: dict) -> Order:  [15-20] public"
         )
     );
     assert_eq!(whole["files"][0]["symbols"], whole["files"][0]["shown"]);
+    assert_eq!(whole["files"][1]["imports"], 2);
+    assert_eq!(whole["files"][1]["imports_shown"], 2);
     let capped = json_of(
         &call(
             &client,

@@ -85,8 +85,10 @@ pub struct ShownSource {
 /// The `outline` tool's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct OutlineOutput {
-    /// Each file under a `FILE (LANGUAGE, N lines)` line, each symbol indented by its depth
-    /// as `KIND SIGNATURE  [START-END]`, within `max_tokens`.
+    /// Each file under a `FILE (LANGUAGE, N lines)` line: its imports, a line per category
+    /// (`imports stdlib: …`, `imports third_party: …`, `imports local: MODULE → PATH`),
+    /// then each symbol indented by its depth as `[KIND] SIGNATURE  [START-END] VISIBILITY
+    /// — DOC`, within `max_tokens`.
     pub outline: String,
     /// Per file: what the outline shows of it.
     pub files: Vec<OutlinedFile>,
@@ -105,4 +107,8 @@ pub struct OutlinedFile {
     pub symbols: usize,
     /// How many of them the outline shows (fewer when `max_tokens` cut it).
     pub shown: usize,
+    /// How many imports it has (`null`: imports of its language are not supported).
+    pub imports: Option<usize>,
+    /// How many of them the outline shows.
+    pub imports_shown: usize,
 }

@@ -141,7 +141,8 @@ pub struct OutlineParams {
     /// The files to outline, relative to the root.
     pub paths: Vec<String>,
     /// The outline's cap in tokens (cl100k; default 20,000): the outermost symbols are
-    /// kept, and each file whose symbols were left out ends with `... and N more`.
+    /// kept first, then the imports, then nested symbols; each file ends with `... and N
+    /// more` (symbols) and `... and N more imports` for what was left out.
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use repo_mapper::{
     Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
-    escape_control, outline, outline_shown, parse_profile, show_symbol,
+    escape_control, outline_shown, outlines, parse_profile, show_symbol,
 };
 use serde_json::{Value, json};
 
@@ -161,11 +161,7 @@ impl Tools {
         if p.paths.is_empty() {
             return fail("paths is empty");
         }
-        let outlines = p
-            .paths
-            .iter()
-            .map(|path| outline(&root, Path::new(path), Dialect::Default))
-            .collect::<Result<Vec<_>, _>>()
+        let outlines = outlines(&root, &p.paths, Dialect::Default)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         let (text, shown) = outline_shown(&outlines, Some((cap, Tokenizer::default())));
@@ -177,7 +173,9 @@ impl Tools {
                 language: o.language.clone(),
                 lines: o.lines,
                 symbols: o.symbols.len(),
-                shown,
+                shown: shown.symbols,
+                imports: o.imports.as_ref().map(Vec::len),
+                imports_shown: shown.imports,
             })
             .collect();
         Ok(to_value(&OutlineOutput {

@@ -4,6 +4,8 @@
 mod capture;
 mod counted;
 #[cfg(feature = "extract")]
+pub mod explore;
+#[cfg(feature = "extract")]
 mod extract;
 #[cfg(feature = "extract")]
 mod ident_walk;

@@ -9,6 +9,7 @@ mod config;
 mod fallback;
 mod guard;
 mod history;
+mod imports;
 mod map;
 mod mentions;
 mod outline;
@@ -29,16 +30,19 @@ pub use cache_dir::{
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};
+pub use imports::{Import, ImportCategory};
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use outline::{
-    FileOutline, OutlineSymbol, SIGNATURE_LINES, outline, outline_shown, outline_text,
+    DOC_CHARS, FileOutline, OutlineShown, OutlineSymbol, SIGNATURE_LINES, outline, outline_shown,
+    outline_text, outlines,
 };
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{
     CacheLocation, Problem, QUIET_LOG_TARGETS, ScanStats, StoreFallback, catches_panic_at,
 };
+pub use repo_mapper_tags::explore::Visibility;
 pub use repo_mapper_tags::{CutShort, Dialect, Limits};
 pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,

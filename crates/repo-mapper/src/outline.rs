@@ -1,12 +1,15 @@
-//! `outline`: what a file defines, as a tree of symbols with their signatures and line
-//! ranges, under a token cap (issue 27, part 1: symbols; imports and visibility are not
-//! done yet).
+//! `outline`: what a file defines, as a tree of symbols with their signatures, line
+//! ranges, visibility and the first line of their documentation, and what it imports,
+//! each import sorted into the standard library, a dependency or the repository's own
+//! code (issue 27, part 1; seed 001's gate B), under a token cap.
 
 use std::path::Path;
 
 use repo_mapper_render::TreeContext;
 use repo_mapper_tags::Dialect;
+use repo_mapper_tags::explore::{self, Visibility};
 
+use crate::imports::{Import, ImportCategory, Resolver};
 use crate::show::{DefinedFile, ShowError};
 use crate::tokens::Tokenizer;
 
@@ -29,9 +32,14 @@ pub struct OutlineSymbol {
     pub parent: Option<String>,
     /// How many symbols hold it (0: top level).
     pub depth: usize,
+    /// Who may use it, in the language's terms; `None` where the language is not explored
+    /// ([`explore::explores`]) or its declaration was not found.
+    pub visibility: Option<Visibility>,
+    /// The first line of its docstring or of the comments right above it.
+    pub doc: Option<String>,
 }
 
-/// What a file defines, as [`outline`] gives it.
+/// What a file defines and imports, as [`outline`] gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct FileOutline {
@@ -43,6 +51,8 @@ pub struct FileOutline {
     pub lines: usize,
     /// Its symbols in line order.
     pub symbols: Vec<OutlineSymbol>,
+    /// Its imports in line order; `None` where the language's imports are not supported.
+    pub imports: Option<Vec<Import>>,
 }
 
 /// Lines a signature takes at most.
@@ -51,60 +61,133 @@ pub const SIGNATURE_LINES: usize = 6;
 /// The outline of the file `file` (relative to the root `root`, an absolute canonical
 /// path, or absolute inside it), read and parsed now in `dialect`'s tags. A symbol spans
 /// what [`show_symbol`](crate::show_symbol) would show of it; its parent is the innermost
-/// other symbol whose lines hold its own.
+/// other symbol whose lines hold its own. [`outlines`] outlines several files at less
+/// cost.
 pub fn outline(root: &Path, file: &Path, dialect: Dialect) -> Result<FileOutline, ShowError> {
+    outline_with(&mut Resolver::new(root), root, file, dialect)
+}
+
+/// The outlines of `files`, in order ([`outline`] of each), reading the repository's file
+/// list and manifests once for all of them.
+pub fn outlines<P: AsRef<Path>>(
+    root: &Path,
+    files: &[P],
+    dialect: Dialect,
+) -> Result<Vec<FileOutline>, ShowError> {
+    let mut resolver = Resolver::new(root);
+    files
+        .iter()
+        .map(|f| outline_with(&mut resolver, root, f.as_ref(), dialect))
+        .collect()
+}
+
+fn outline_with(
+    resolver: &mut Resolver,
+    root: &Path,
+    file: &Path,
+    dialect: Dialect,
+) -> Result<FileOutline, ShowError> {
     let defined = DefinedFile::read(root, file, dialect)?;
     let spans: Vec<(usize, usize)> = defined.defs.iter().map(|d| (d.start, d.end)).collect();
+    let holders = holders(&spans);
     let mut symbols: Vec<OutlineSymbol> = defined
         .defs
         .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let holders = holders(&spans, i);
+        .zip(&holders)
+        .map(|(d, held)| {
+            let (visibility, doc) = explored(&defined, d);
             OutlineSymbol {
                 kind: d.kind.to_owned(),
                 name: d.name.clone(),
-                signature: signature(&defined.context, d.start, d.end),
+                signature: signature(&defined.context, d.start, d.row, d.end),
                 start_line: d.start + 1,
                 end_line: d.end + 1,
-                parent: holders.last().map(|&h| defined.defs[h].name.clone()),
-                depth: holders.len(),
+                parent: held.last().map(|&h| defined.defs[h].name.clone()),
+                depth: held.len(),
+                visibility,
+                doc,
             }
         })
         .collect();
     symbols.sort_by_key(|s| (s.start_line, s.depth));
+    let imports = defined.tree.as_ref().and_then(|tree| {
+        let raw = explore::imports(defined.lang, &defined.source, tree)?;
+        let sorted = raw
+            .iter()
+            .map(|i| resolver.classify(&defined.rel, defined.lang, i));
+        Some(sorted.collect())
+    });
     Ok(FileOutline {
         file: defined.rel,
         language: defined.lang.name().to_owned(),
         lines: defined.context.line_count(),
         symbols,
+        imports,
     })
 }
 
-/// The symbols whose spans hold symbol `i`'s (strictly larger, or equal and earlier),
-/// outermost first.
-fn holders(spans: &[(usize, usize)], i: usize) -> Vec<usize> {
-    let (start, end) = spans[i];
-    let mut out: Vec<usize> = (0..spans.len())
-        .filter(|&j| {
-            let (s, e) = spans[j];
-            j != i && s <= start && end <= e && ((s, e) != (start, end) || j < i)
-        })
-        .collect();
-    // Outermost first: the widest span.
-    out.sort_by_key(|&j| (spans[j].0, std::cmp::Reverse(spans[j].1)));
+/// The visibility and first doc line of definition `d`, from its declaration's node.
+fn explored(
+    defined: &DefinedFile,
+    d: &crate::show::Definition,
+) -> (Option<Visibility>, Option<String>) {
+    let (lang, source) = (defined.lang, defined.source.as_str());
+    let node = defined
+        .tree
+        .as_ref()
+        .and_then(|t| explore::definition_node(lang, source, t, d.row, &d.name));
+    let Some(node) = node else {
+        return (None, None);
+    };
+    let visibility = explore::visibility(lang, source, node, &d.name);
+    (visibility, explore::doc_line(lang, source, node))
+}
+
+/// For each symbol, the symbols whose spans hold its own (strictly larger, or equal and
+/// earlier), outermost first. One pass in (start, widest, first) order with a stack of
+/// the spans still open: linear in the symbols times how deeply they nest.
+fn holders(spans: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| (spans[i].0, std::cmp::Reverse(spans[i].1), i));
+    let mut open: Vec<usize> = Vec::new();
+    let mut out = vec![Vec::new(); spans.len()];
+    for i in order {
+        let (start, end) = spans[i];
+        while open.last().is_some_and(|&j| spans[j].1 < start) {
+            open.pop();
+        }
+        out[i] = open
+            .iter()
+            .copied()
+            .filter(|&j| spans[j].1 >= end)
+            .collect();
+        open.push(i);
+    }
     out
 }
 
-/// The lines from `start` up to the one where the body opens (ending in `:`, `{`, `=>`,
-/// `=` or `;`), at most [`SIGNATURE_LINES`], joined with spaces collapsed.
-fn signature(context: &TreeContext, start: usize, end: usize) -> String {
+/// The lines from `start` through the name's row `row`, and on while brackets stay open
+/// or a line ends in a continuation (`,`, `(`, `<`, `->`, `\\`), up to the one where the
+/// body opens (ending in `:`, `{`, `=>`, `=` or `;`): at most [`SIGNATURE_LINES`],
+/// joined with spaces collapsed.
+fn signature(context: &TreeContext, start: usize, row: usize, end: usize) -> String {
     let mut parts = Vec::new();
-    for row in start..=end.min(start + SIGNATURE_LINES - 1) {
-        let line = context.line(row).unwrap_or("").trim();
+    let mut depth: i64 = 0;
+    for at in start..=end.min(start + SIGNATURE_LINES - 1) {
+        let line = context.line(at).unwrap_or("").trim();
         parts.push(line);
+        for c in line.chars() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                _ => {}
+            }
+        }
         let opens = [":", "{", "=>", "=", ";"].iter().any(|e| line.ends_with(e));
-        if opens {
+        let continues = [",", "(", "<", "->", "\\"]
+            .iter()
+            .any(|e| line.ends_with(e));
+        if at >= row && (opens || (depth <= 0 && !continues)) {
             break;
         }
     }
@@ -112,79 +195,99 @@ fn signature(context: &TreeContext, start: usize, end: usize) -> String {
     joined.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// What an outline's text shows of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct OutlineShown {
+    /// Symbols shown.
+    pub symbols: usize,
+    /// Imports shown.
+    pub imports: usize,
+}
+
 /// The outlines as text within `max_tokens` (of `tokenizer`), whole when they fit: each
-/// file under a `FILE (LANGUAGE, N lines)` line, each symbol indented by its depth as
-/// `KIND SIGNATURE  [START-END]`. Past the cap the shallowest symbols are kept (then the
-/// first), and each file whose symbols were left out ends with `... and N more`.
+/// file under a `FILE (LANGUAGE, N lines)` line; its imports, a line per category
+/// (`imports stdlib: os, sys`, a local one with `→ PATH`, a third-party one with the
+/// manifest declaring it in brackets); each symbol indented by its depth as `[KIND]
+/// SIGNATURE  [START-END] VISIBILITY — DOC` (the kind only where the signature does not
+/// say it). Past the cap the top-level symbols are kept first, then the imports, then
+/// deeper symbols; what a file leaves out is counted at its end (`... and N more`,
+/// `... and N more imports`).
 pub fn outline_text(outlines: &[FileOutline], cap: Option<(usize, Tokenizer)>) -> String {
     outline_shown(outlines, cap).0
 }
 
-/// [`outline_text`], and how many symbols of each file it shows.
+/// [`outline_text`], and what it shows of each file.
 pub fn outline_shown(
     outlines: &[FileOutline],
     cap: Option<(usize, Tokenizer)>,
-) -> (String, Vec<usize>) {
-    let every: Vec<usize> = outlines.iter().map(|o| o.symbols.len()).collect();
-    let all = render(outlines, &|_, _| true);
-    let Some((max, tokenizer)) = cap else {
-        return (all, every);
-    };
-    if tokenizer.count(&all) <= max {
-        return (all, every);
-    }
-    // Every symbol of every file, shallowest (then first) first: a prefix is kept.
-    let mut order: Vec<(usize, usize, usize, usize)> = outlines
-        .iter()
-        .enumerate()
-        .flat_map(|(f, o)| {
-            o.symbols
-                .iter()
-                .enumerate()
-                .map(move |(i, s)| (s.depth, f, i, 0))
-        })
-        .collect();
-    order.sort_unstable();
-    let text_of = |kept: usize| {
-        let keep: std::collections::HashSet<(usize, usize)> =
-            order[..kept].iter().map(|&(_, f, i, _)| (f, i)).collect();
-        render(outlines, &|f, i| keep.contains(&(f, i)))
-    };
-    let (mut lo, mut hi) = (0, order.len());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if tokenizer.count(&text_of(mid)) <= max {
-            lo = mid;
-        } else {
-            hi = mid - 1;
+) -> (String, Vec<OutlineShown>) {
+    // Every item of every file, most important first: a prefix is kept.
+    let mut order: Vec<(usize, usize, Item)> = Vec::new();
+    for (f, o) in outlines.iter().enumerate() {
+        for (i, s) in o.symbols.iter().enumerate() {
+            order.push((2 * s.depth, f, Item::Symbol(i)));
+        }
+        for i in 0..o.imports.as_ref().map_or(0, Vec::len) {
+            order.push((1, f, Item::Import(i)));
         }
     }
-    let mut shown = vec![0; outlines.len()];
-    for &(_, f, _, _) in &order[..lo] {
-        shown[f] += 1;
+    order.sort_unstable();
+    let text_of = |kept: usize| {
+        let keep: std::collections::HashSet<(usize, Item)> = order[..kept]
+            .iter()
+            .map(|&(_, f, item)| (f, item))
+            .collect();
+        render(outlines, &|f, item| keep.contains(&(f, item)))
+    };
+    let mut kept = order.len();
+    if let Some((max, tokenizer)) = cap
+        && !order.is_empty()
+        && tokenizer.count(&text_of(kept)) > max
+    {
+        let (mut lo, mut hi) = (0, order.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if tokenizer.count(&text_of(mid)) <= max {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        kept = lo;
     }
-    (text_of(lo), shown)
+    let mut shown = vec![OutlineShown::default(); outlines.len()];
+    for &(_, f, item) in &order[..kept] {
+        match item {
+            Item::Symbol(_) => shown[f].symbols += 1,
+            Item::Import(_) => shown[f].imports += 1,
+        }
+    }
+    (text_of(kept), shown)
 }
 
-/// The text of the symbols `kept(file, symbol)` says, with `... and N more` where some
-/// are left out.
-fn render(outlines: &[FileOutline], kept: &dyn Fn(usize, usize) -> bool) -> String {
+/// One line's worth of a file's outline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Item {
+    Symbol(usize),
+    Import(usize),
+}
+
+/// The text of the items `kept(file, item)` says, each file's left-out ones counted.
+fn render(outlines: &[FileOutline], kept: &dyn Fn(usize, Item) -> bool) -> String {
     let mut out = String::new();
     for (f, o) in outlines.iter().enumerate() {
         // A file name is shown with its control characters escaped (one line each).
         let file = repo_mapper_render::escape_control(&o.file);
         out.push_str(&format!("{file} ({}, {} lines)\n", o.language, o.lines));
+        render_imports(&mut out, o, &|i| kept(f, Item::Import(i)));
         let mut left_out = 0;
         for (i, s) in o.symbols.iter().enumerate() {
-            if !kept(f, i) {
+            if kept(f, Item::Symbol(i)) {
+                out.push_str(&symbol_line(s));
+            } else {
                 left_out += 1;
-                continue;
             }
-            let indent = "  ".repeat(s.depth + 1);
-            out.push_str(&format!(
-                "{indent}{} {}  [{}-{}]\n",
-                s.kind, s.signature, s.start_line, s.end_line
-            ));
         }
         if left_out > 0 {
             out.push_str(&format!("  ... and {left_out} more\n"));
@@ -193,18 +296,139 @@ fn render(outlines: &[FileOutline], kept: &dyn Fn(usize, usize) -> bool) -> Stri
     out
 }
 
+/// A file's import lines: one per category with any kept, then how many were left out.
+fn render_imports(out: &mut String, o: &FileOutline, kept: &dyn Fn(usize) -> bool) {
+    let Some(imports) = &o.imports else {
+        out.push_str(&format!("  imports: not supported for {}\n", o.language));
+        return;
+    };
+    let categories = [
+        ImportCategory::Stdlib,
+        ImportCategory::ThirdParty,
+        ImportCategory::Local,
+    ];
+    for category in categories {
+        let shown: Vec<String> = imports
+            .iter()
+            .enumerate()
+            .filter(|(i, import)| import.category == category && kept(*i))
+            .map(|(_, import)| import_text(import))
+            .collect();
+        if !shown.is_empty() {
+            out.push_str(&format!(
+                "  imports {}: {}\n",
+                category.as_str(),
+                shown.join(", ")
+            ));
+        }
+    }
+    let left_out = (0..imports.len()).filter(|&i| !kept(i)).count();
+    if left_out > 0 {
+        out.push_str(&format!("  ... and {left_out} more imports\n"));
+    }
+}
+
+/// `module`, `module → path` (local) or `module [manifest]` (declared third-party).
+fn import_text(import: &Import) -> String {
+    let module = repo_mapper_render::escape_control(&import.module);
+    match (&import.path, &import.declared_in) {
+        (Some(path), _) => format!("{module} → {}", repo_mapper_render::escape_control(path)),
+        (None, Some(manifest)) => format!("{module} [{manifest}]"),
+        (None, None) => module.into_owned(),
+    }
+}
+
+/// Words that say what a signature declares, so that its kind need not be shown.
+const DECLARING_WORDS: &[&str] = &[
+    "alias",
+    "class",
+    "const",
+    "def",
+    "defn",
+    "enum",
+    "extension",
+    "fn",
+    "func",
+    "function",
+    "impl",
+    "interface",
+    "let",
+    "macro",
+    "mod",
+    "module",
+    "namespace",
+    "object",
+    "package",
+    "protocol",
+    "record",
+    "static",
+    "struct",
+    "sub",
+    "trait",
+    "type",
+    "typedef",
+    "union",
+    "val",
+    "var",
+];
+
+/// One symbol's line.
+fn symbol_line(s: &OutlineSymbol) -> String {
+    let indent = "  ".repeat(s.depth + 1);
+    let says_kind = s
+        .signature
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .take(6)
+        .any(|w| w == s.kind || DECLARING_WORDS.contains(&w));
+    let kind = if says_kind {
+        String::new()
+    } else {
+        format!("{} ", s.kind)
+    };
+    let visibility = s
+        .visibility
+        .map(|v| format!(" {}", v.as_str()))
+        .unwrap_or_default();
+    let doc = s
+        .doc
+        .as_deref()
+        .map(|d| format!(" — {}", short(d)))
+        .unwrap_or_default();
+    format!(
+        "{indent}{kind}{}  [{}-{}]{visibility}{doc}\n",
+        s.signature, s.start_line, s.end_line
+    )
+}
+
+/// At most [`DOC_CHARS`] characters of a doc line, `…` where it was cut.
+fn short(doc: &str) -> String {
+    let doc = repo_mapper_render::escape_control(doc);
+    match doc.char_indices().nth(DOC_CHARS) {
+        Some((at, _)) => format!("{}…", &doc[..at]),
+        None => doc.into_owned(),
+    }
+}
+
+/// Characters of a doc line an outline shows.
+pub const DOC_CHARS: usize = 100;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
 
     const CODE: &str = "\
+import os
+import requests
+from . import util
+
 class Store:
+    \"\"\"Keeps items.\"\"\"
     def get(self, key,
             default=None):
         return self.items.get(key, default)
 
-    def put(self, key, value):
+    def _put(self, key, value):
         self.items[key] = value
 
 
@@ -216,63 +440,108 @@ def helper(x):
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         fs::write(root.join("store.py"), CODE).unwrap();
+        fs::write(root.join("util.py"), "").unwrap();
+        fs::write(root.join("requirements.txt"), "requests\n").unwrap();
         (dir, root)
     }
 
     #[test]
-    fn symbols_nest_with_their_signatures_and_ranges() {
+    fn symbols_nest_with_their_signatures_ranges_visibility_and_docs() {
         let (_dir, root) = repo();
         let o = outline(&root, Path::new("store.py"), Dialect::Default).unwrap();
         assert_eq!(
             (o.file.as_str(), o.language.as_str(), o.lines),
-            ("store.py", "python", 11)
+            ("store.py", "python", 16)
         );
         let rows: Vec<_> = o
             .symbols
             .iter()
             .map(|s| {
+                let v = s.visibility.map(Visibility::as_str);
                 (
                     s.kind.as_str(),
                     s.name.as_str(),
                     s.start_line,
                     s.end_line,
                     s.depth,
+                    v,
                 )
             })
             .collect();
         assert_eq!(
             rows,
             [
-                ("class", "Store", 1, 7, 0),
-                ("function", "get", 2, 4, 1),
-                ("function", "put", 6, 7, 1),
-                ("function", "helper", 10, 11, 0),
+                ("class", "Store", 5, 12, 0, Some("public")),
+                ("function", "get", 7, 9, 1, Some("public")),
+                ("function", "_put", 11, 12, 1, Some("private")),
+                ("function", "helper", 15, 16, 0, Some("public")),
             ]
         );
         assert_eq!(o.symbols[1].signature, "def get(self, key, default=None):");
         assert_eq!(o.symbols[1].parent.as_deref(), Some("Store"));
         assert_eq!(o.symbols[3].parent, None);
+        assert_eq!(o.symbols[0].doc.as_deref(), Some("Keeps items."));
+        let imports: Vec<_> = o
+            .imports
+            .unwrap()
+            .into_iter()
+            .map(|i| (i.module, i.category))
+            .collect();
+        assert_eq!(
+            imports,
+            [
+                ("os".to_owned(), ImportCategory::Stdlib),
+                ("requests".to_owned(), ImportCategory::ThirdParty),
+                (".".to_owned(), ImportCategory::Local),
+            ]
+        );
     }
 
     #[test]
-    fn a_cap_keeps_the_top_level_and_says_how_many_more() {
+    fn a_cap_keeps_the_top_level_then_imports_and_says_how_many_more() {
         let (_dir, root) = repo();
         let o = outline(&root, Path::new("store.py"), Dialect::Default).unwrap();
         let whole = outline_text(std::slice::from_ref(&o), None);
         assert_eq!(
             whole,
-            "store.py (python, 11 lines)\n  class class Store:  [1-7]\n    function def get(self, \
-             key, default=None):  [2-4]\n    function def put(self, key, value):  [6-7]\n  \
-             function def helper(x):  [10-11]\n"
+            "store.py (python, 16 lines)\n  imports stdlib: os\n  imports third_party: requests \
+             [requirements.txt]\n  imports local: .\n  class Store:  [5-12] public — Keeps \
+             items.\n    def get(self, key, default=None):  [7-9] public\n    def _put(self, \
+             key, value):  [11-12] private\n  def helper(x):  [15-16] public\n"
         );
         let tokenizer = Tokenizer::default();
         let max = tokenizer.count(&whole) - 5;
-        let capped = outline_text(std::slice::from_ref(&o), Some((max, tokenizer)));
+        let (capped, shown) = outline_shown(std::slice::from_ref(&o), Some((max, tokenizer)));
         assert!(tokenizer.count(&capped) <= max, "{capped}");
         assert!(
             capped.contains("class Store") && capped.contains("helper"),
             "{capped}"
         );
+        assert!(capped.contains("imports stdlib: os"), "{capped}");
         assert!(capped.ends_with("  ... and 1 more\n") || capped.ends_with("  ... and 2 more\n"));
+        assert_eq!(shown[0].imports, 3);
+        let tiny = outline_shown(std::slice::from_ref(&o), Some((12, tokenizer)));
+        assert_eq!(tiny.1[0], OutlineShown::default(), "{}", tiny.0);
+        assert!(tiny.0.contains("... and 3 more imports"), "{}", tiny.0);
+    }
+
+    #[test]
+    fn holders_nest_equal_spans_by_order_and_skip_partial_overlaps() {
+        let spans = [(0, 10), (2, 5), (2, 5), (4, 12), (6, 8)];
+        assert_eq!(
+            holders(&spans),
+            [vec![], vec![0], vec![0, 1], vec![], vec![0, 3]]
+        );
+    }
+
+    #[test]
+    fn a_language_without_imports_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::write(root.join("a.lua"), "function f()\nend\n").unwrap();
+        let o = outline(&root, Path::new("a.lua"), Dialect::Default).unwrap();
+        assert_eq!(o.imports, None);
+        assert_eq!(o.symbols[0].visibility, None);
+        assert!(outline_text(&[o], None).contains("imports: not supported for lua"));
     }
 }

@@ -153,6 +153,10 @@ pub(crate) struct DefinedFile {
     pub(crate) context: TreeContext,
     /// Its definitions, in tag order.
     pub(crate) defs: Vec<Definition>,
+    /// Its text.
+    pub(crate) source: String,
+    /// Its syntax tree (`None` when the parse ran out of time).
+    pub(crate) tree: Option<tree_sitter::Tree>,
 }
 
 /// One definition of a [`DefinedFile`]: rows 0-based.
@@ -160,6 +164,8 @@ pub(crate) struct Definition {
     pub(crate) name: String,
     /// The capture's sub-kind (`function`, `class`, `method`, …).
     pub(crate) kind: &'static str,
+    /// The row of its tag (where its name is).
+    pub(crate) row: usize,
     pub(crate) start: usize,
     pub(crate) end: usize,
 }
@@ -193,6 +199,7 @@ impl DefinedFile {
                 Definition {
                     name,
                     kind,
+                    row,
                     start,
                     end,
                 }
@@ -203,6 +210,8 @@ impl DefinedFile {
             lang,
             context,
             defs,
+            source,
+            tree,
         })
     }
 }

@@ -1,0 +1,428 @@
+//! Who may use a definition, in each language's own terms.
+
+use tree_sitter::Node;
+
+use super::{named_children, text};
+use crate::Language;
+
+/// Who may use a definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Visibility {
+    /// Anyone: `pub`, `public`, `open`, a Python name without a leading `_`, a C
+    /// function that is not `static`, a Ruby method outside `private`.
+    Public,
+    /// Its own scope only: `private`, `fileprivate`, a Python `_name`, a Go name in
+    /// lower case, a `static` C function, a JavaScript name not exported.
+    Private,
+    /// Subclasses too (`protected`).
+    Protected,
+    /// Its package, crate or module: `pub(crate)`, Java's package-private, C#'s, Kotlin's
+    /// and Swift's `internal`.
+    Internal,
+    /// Exported by its module: an `export` in JavaScript/TypeScript, a capitalised Go name.
+    Exported,
+}
+
+impl Visibility {
+    /// Its name in outlines: `public`, `private`, `protected`, `internal`, `exported`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Private => "private",
+            Visibility::Protected => "protected",
+            Visibility::Internal => "internal",
+            Visibility::Exported => "exported",
+        }
+    }
+}
+
+/// The visibility of the definition `name` declared by `node` (from
+/// [`super::definition_node`]); `None` where `lang` is not explored.
+pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> Option<Visibility> {
+    use Language::*;
+    Some(match lang {
+        Python => python(name),
+        Go => go(name),
+        JavaScript | TypeScript | Tsx => javascript(source, node, name),
+        Rust => rust(source, node),
+        Java => java(source, node),
+        Kotlin => keyword(source, node, "modifiers").unwrap_or(Visibility::Public),
+        Swift => keyword(source, node, "modifiers").unwrap_or(Visibility::Internal),
+        CSharp => csharp(source, node),
+        Php => keyword_child(source, node, "visibility_modifier").unwrap_or(Visibility::Public),
+        C | Cpp => c_like(source, node),
+        Ruby => ruby(source, node),
+        _ => return None,
+    })
+}
+
+/// Python's convention: `_name` is private, `__dunder__` is not.
+fn python(name: &str) -> Visibility {
+    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
+    if name.starts_with('_') && !dunder {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    }
+}
+
+/// Go exports a name that starts with an upper-case letter.
+fn go(name: &str) -> Visibility {
+    if name.chars().next().is_some_and(char::is_uppercase) {
+        Visibility::Exported
+    } else {
+        Visibility::Private
+    }
+}
+
+/// `export` makes a module's name exported; a class member is public unless marked
+/// `private`/`protected` or named `#x`.
+fn javascript(source: &str, node: Node<'_>, name: &str) -> Visibility {
+    let member = matches!(
+        node.kind(),
+        "method_definition"
+            | "public_field_definition"
+            | "field_definition"
+            | "method_signature"
+            | "abstract_method_signature"
+            | "property_signature"
+    );
+    if member {
+        if name.starts_with('#') {
+            return Visibility::Private;
+        }
+        return keyword_child(source, node, "accessibility_modifier").unwrap_or(Visibility::Public);
+    }
+    let mut up = node.parent();
+    for _ in 0..3 {
+        match up {
+            Some(p) if p.kind() == "export_statement" => return Visibility::Exported,
+            Some(p) if p.kind() == "program" => {
+                return if exported_later(source, p, name) {
+                    Visibility::Exported
+                } else {
+                    Visibility::Private
+                };
+            }
+            Some(p) => up = p.parent(),
+            None => break,
+        }
+    }
+    Visibility::Private
+}
+
+/// Whether a statement of `program` exports `name` apart from its declaration:
+/// `export { name }`, `export { name as other }`, `export default name`, `module.exports =
+/// name`.
+fn exported_later(source: &str, program: Node<'_>, name: &str) -> bool {
+    named_children(program).any(|statement| match statement.kind() {
+        "export_statement" if statement.child_by_field_name("declaration").is_none() => {
+            let default = statement.child_by_field_name("value");
+            let clause = named_children(statement).find(|c| c.kind() == "export_clause");
+            let named = clause.is_some_and(|c| {
+                named_children(c).any(|spec| {
+                    spec.child_by_field_name("name")
+                        .is_some_and(|n| text(source, n) == name)
+                })
+            });
+            named || default.is_some_and(|v| text(source, v) == name)
+        }
+        "expression_statement" => statement.named_child(0).is_some_and(|a| {
+            let left = a.child_by_field_name("left").map(|l| text(source, l));
+            let right = a.child_by_field_name("right").map(|r| text(source, r));
+            a.kind() == "assignment_expression"
+                && left == Some("module.exports")
+                && right == Some(name)
+        }),
+        _ => false,
+    })
+}
+
+/// `pub` is public, `pub(…)` internal (`pub(self)` private); items of a trait and of a
+/// trait's `impl` are public as the trait is; others are private.
+fn rust(source: &str, node: Node<'_>) -> Visibility {
+    if let Some(v) = named_children(node).find(|c| c.kind() == "visibility_modifier") {
+        let t: String = text(source, v).split_whitespace().collect();
+        return match t.as_str() {
+            "pub" => Visibility::Public,
+            "pub(self)" => Visibility::Private,
+            _ => Visibility::Internal,
+        };
+    }
+    let container = node.parent().and_then(|p| p.parent());
+    match container.map(|c| (c.kind(), c.child_by_field_name("trait").is_some())) {
+        Some(("trait_item", _)) | Some(("impl_item", true)) => Visibility::Public,
+        // An enum's variants are as visible as the enum.
+        _ if node.kind() == "enum_variant" => container
+            .map(|e| rust(source, e))
+            .unwrap_or(Visibility::Private),
+        _ => Visibility::Private,
+    }
+}
+
+/// Java's modifiers; members of an interface or annotation are public, enum constants
+/// too; otherwise package-private (internal).
+fn java(source: &str, node: Node<'_>) -> Visibility {
+    if let Some(v) = keyword(source, node, "modifiers") {
+        return v;
+    }
+    let body = node.parent().map(|p| p.kind());
+    match body {
+        _ if node.kind() == "enum_constant" => Visibility::Public,
+        Some("interface_body" | "annotation_type_body") => Visibility::Public,
+        _ => Visibility::Internal,
+    }
+}
+
+/// C#'s modifiers; without one, a member of a class or struct is private, of an interface
+/// or enum public, and a type outside any type internal.
+fn csharp(source: &str, node: Node<'_>) -> Visibility {
+    let words: Vec<&str> = named_children(node)
+        .filter(|c| c.kind() == "modifier")
+        .map(|c| text(source, c))
+        .collect();
+    for (word, v) in [
+        ("public", Visibility::Public),
+        ("protected", Visibility::Protected),
+        ("internal", Visibility::Internal),
+        ("private", Visibility::Private),
+    ] {
+        if words.contains(&word) {
+            return v;
+        }
+    }
+    if node.kind() == "enum_member_declaration" {
+        return Visibility::Public;
+    }
+    let container = std::iter::successors(node.parent(), |p| p.parent())
+        .map(|p| p.kind())
+        .find(|k| k.ends_with("_declaration") || *k == "compilation_unit");
+    match container {
+        Some("interface_declaration") => Visibility::Public,
+        Some(
+            "class_declaration"
+            | "struct_declaration"
+            | "record_declaration"
+            | "record_struct_declaration",
+        ) => Visibility::Private,
+        _ => Visibility::Internal,
+    }
+}
+
+/// C and C++: a class member's access section (a `class` starts private, a `struct`
+/// public); elsewhere `static` or an anonymous namespace makes a name private.
+fn c_like(source: &str, node: Node<'_>) -> Visibility {
+    if let Some(list) = node
+        .parent()
+        .filter(|p| p.kind() == "field_declaration_list")
+    {
+        let mut access = match list.parent().map(|c| c.kind()) {
+            Some("class_specifier") => Visibility::Private,
+            _ => Visibility::Public,
+        };
+        for sibling in named_children(list) {
+            if sibling.start_byte() >= node.start_byte() {
+                break;
+            }
+            if sibling.kind() == "access_specifier" {
+                access = match text(source, sibling).trim_end_matches(':').trim() {
+                    "private" => Visibility::Private,
+                    "protected" => Visibility::Protected,
+                    _ => Visibility::Public,
+                };
+            }
+        }
+        return access;
+    }
+    let is_static = named_children(node)
+        .any(|c| c.kind() == "storage_class_specifier" && text(source, c) == "static");
+    let anonymous = std::iter::successors(node.parent(), |p| p.parent())
+        .any(|p| p.kind() == "namespace_definition" && p.child_by_field_name("name").is_none());
+    if is_static || anonymous {
+        Visibility::Private
+    } else {
+        Visibility::Public
+    }
+}
+
+/// Ruby: a method after a bare `private`/`protected`/`public` in its body takes that
+/// access, as does one named by `private :name` or defined by `private def`; a method
+/// defined at the top level is a private method of `Object`.
+fn ruby(source: &str, node: Node<'_>) -> Visibility {
+    if !matches!(node.kind(), "method" | "singleton_method") {
+        return Visibility::Public;
+    }
+    if node.kind() == "singleton_method" {
+        return Visibility::Public;
+    }
+    let Some(body) = node.parent() else {
+        return Visibility::Public;
+    };
+    if let Some(call) = Some(body)
+        .filter(|b| b.kind() == "argument_list")
+        .and_then(|b| b.parent())
+    {
+        return ruby_word(call_method(source, call)).unwrap_or(Visibility::Public);
+    }
+    if body.kind() == "program" {
+        return Visibility::Private;
+    }
+    let name = node
+        .child_by_field_name("name")
+        .map(|n| text(source, n))
+        .unwrap_or("");
+    let mut access = Visibility::Public;
+    for sibling in named_children(body) {
+        let before = sibling.start_byte() < node.start_byte();
+        match sibling.kind() {
+            "identifier" if before => {
+                access = ruby_word(Some(text(source, sibling))).unwrap_or(access);
+            }
+            "call" => {
+                let named = sibling.child_by_field_name("arguments").is_some_and(|a| {
+                    named_children(a).any(|s| text(source, s).trim_start_matches(':') == name)
+                });
+                if named && let Some(v) = ruby_word(call_method(source, sibling)) {
+                    return v;
+                }
+            }
+            _ => {}
+        }
+    }
+    access
+}
+
+fn call_method<'s>(source: &'s str, call: Node<'_>) -> Option<&'s str> {
+    call.child_by_field_name("method").map(|m| text(source, m))
+}
+
+fn ruby_word(word: Option<&str>) -> Option<Visibility> {
+    match word? {
+        "private" | "private_class_method" => Some(Visibility::Private),
+        "protected" => Some(Visibility::Protected),
+        "public" | "public_class_method" => Some(Visibility::Public),
+        _ => None,
+    }
+}
+
+/// The visibility word inside `node`'s child of kind `holder` (Java's, Kotlin's and
+/// Swift's `modifiers`).
+fn keyword(source: &str, node: Node<'_>, holder: &str) -> Option<Visibility> {
+    let holder = named_children(node).find(|c| c.kind() == holder)?;
+    let mut words = text(source, holder).split(|c: char| !c.is_alphanumeric() && c != '_');
+    words.find_map(word)
+}
+
+/// The visibility word of `node`'s child of kind `kind`.
+fn keyword_child(source: &str, node: Node<'_>, kind: &str) -> Option<Visibility> {
+    let child = named_children(node).find(|c| c.kind() == kind)?;
+    word(text(source, child).trim())
+}
+
+/// A visibility keyword of Java, Kotlin, Swift, PHP or TypeScript.
+fn word(w: &str) -> Option<Visibility> {
+    match w {
+        "public" | "open" => Some(Visibility::Public),
+        "private" | "fileprivate" => Some(Visibility::Private),
+        "protected" => Some(Visibility::Protected),
+        "internal" => Some(Visibility::Internal),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::definition_node;
+    use crate::{Limits, parse_within};
+
+    /// The visibility of `name`, defined on line `line` (from 1).
+    fn of(lang: Language, source: &str, line: usize, name: &str) -> Option<Visibility> {
+        let tree = parse_within(lang, source, &Limits::default()).unwrap();
+        let node = definition_node(lang, source, &tree, line - 1, name)
+            .unwrap_or_else(|| panic!("no node for {name} on line {line}"));
+        visibility(lang, source, node, name)
+    }
+
+    use Visibility::*;
+
+    #[test]
+    fn python_go_by_name() {
+        let py = "def _a(): pass\ndef __init__(self): pass\ndef b(): pass\n";
+        assert_eq!(of(Language::Python, py, 1, "_a"), Some(Private));
+        assert_eq!(of(Language::Python, py, 2, "__init__"), Some(Public));
+        assert_eq!(of(Language::Python, py, 3, "b"), Some(Public));
+        let go = "package a\nfunc Open() {}\nfunc close() {}\n";
+        assert_eq!(of(Language::Go, go, 2, "Open"), Some(Exported));
+        assert_eq!(of(Language::Go, go, 3, "close"), Some(Private));
+    }
+
+    #[test]
+    fn rust_items() {
+        let rs = "pub fn a() {}\npub(crate) struct B;\nfn c() {}\ntrait T { fn d(&self); }\nimpl T for B {\n    fn d(&self) {}\n}\nimpl B {\n    fn e() {}\n}\npub enum E { V }\n";
+        assert_eq!(of(Language::Rust, rs, 1, "a"), Some(Public));
+        assert_eq!(of(Language::Rust, rs, 2, "B"), Some(Internal));
+        assert_eq!(of(Language::Rust, rs, 3, "c"), Some(Private));
+        assert_eq!(of(Language::Rust, rs, 4, "d"), Some(Public));
+        assert_eq!(of(Language::Rust, rs, 6, "d"), Some(Public));
+        assert_eq!(of(Language::Rust, rs, 9, "e"), Some(Private));
+        assert_eq!(of(Language::Rust, rs, 11, "V"), Some(Public));
+    }
+
+    #[test]
+    fn java_csharp_kotlin_swift_php() {
+        let java = "class A {\n  public void a() {}\n  void b() {}\n  private int c;\n}\ninterface I {\n  void d();\n}\n";
+        assert_eq!(of(Language::Java, java, 2, "a"), Some(Public));
+        assert_eq!(of(Language::Java, java, 3, "b"), Some(Internal));
+        assert_eq!(of(Language::Java, java, 4, "c"), Some(Private));
+        assert_eq!(of(Language::Java, java, 7, "d"), Some(Public));
+        let cs = "class A {\n  public void a() {}\n  void b() {}\n  protected internal int C;\n}\ninterface I { void d(); }\n";
+        assert_eq!(of(Language::CSharp, cs, 1, "A"), Some(Internal));
+        assert_eq!(of(Language::CSharp, cs, 2, "a"), Some(Public));
+        assert_eq!(of(Language::CSharp, cs, 3, "b"), Some(Private));
+        assert_eq!(of(Language::CSharp, cs, 4, "C"), Some(Protected));
+        assert_eq!(of(Language::CSharp, cs, 6, "d"), Some(Public));
+        let kt = "class A {\n  private fun a() {}\n  fun b() {}\n  internal val c = 1\n}\n";
+        assert_eq!(of(Language::Kotlin, kt, 2, "a"), Some(Private));
+        assert_eq!(of(Language::Kotlin, kt, 3, "b"), Some(Public));
+        assert_eq!(of(Language::Kotlin, kt, 4, "c"), Some(Internal));
+        let swift = "public class A {\n  fileprivate func a() {}\n  func b() {}\n}\n";
+        assert_eq!(of(Language::Swift, swift, 1, "A"), Some(Public));
+        assert_eq!(of(Language::Swift, swift, 2, "a"), Some(Private));
+        assert_eq!(of(Language::Swift, swift, 3, "b"), Some(Internal));
+        let php =
+            "<?php\nclass A {\n  private function a() {}\n  function b() {}\n  protected $c;\n}\n";
+        assert_eq!(of(Language::Php, php, 3, "a"), Some(Private));
+        assert_eq!(of(Language::Php, php, 4, "b"), Some(Public));
+    }
+
+    #[test]
+    fn javascript_c_cpp_ruby() {
+        let ts = "export function a() {}\nfunction b() {}\nclass C {\n  private d() {}\n  e() {}\n  #f() {}\n}\n";
+        assert_eq!(of(Language::TypeScript, ts, 1, "a"), Some(Exported));
+        assert_eq!(of(Language::TypeScript, ts, 2, "b"), Some(Private));
+        assert_eq!(of(Language::TypeScript, ts, 4, "d"), Some(Private));
+        assert_eq!(of(Language::TypeScript, ts, 5, "e"), Some(Public));
+        let later = "class A {}\nfunction b() {}\nfunction c() {}\nconst d = 1;\nexport { A as Z, d };\nexport default b;\n";
+        assert_eq!(of(Language::JavaScript, later, 1, "A"), Some(Exported));
+        assert_eq!(of(Language::JavaScript, later, 2, "b"), Some(Exported));
+        assert_eq!(of(Language::JavaScript, later, 3, "c"), Some(Private));
+        assert_eq!(of(Language::JavaScript, later, 4, "d"), Some(Exported));
+        let cjs = "function e() {}\nmodule.exports = e;\n";
+        assert_eq!(of(Language::JavaScript, cjs, 1, "e"), Some(Exported));
+        let c = "static int a(void) { return 0; }\nint b(void) { return 1; }\n";
+        assert_eq!(of(Language::C, c, 1, "a"), Some(Private));
+        assert_eq!(of(Language::C, c, 2, "b"), Some(Public));
+        let cpp = "class A {\n  int a;\npublic:\n  void b();\n};\nstruct S { int c; };\n";
+        assert_eq!(of(Language::Cpp, cpp, 2, "a"), Some(Private));
+        assert_eq!(of(Language::Cpp, cpp, 4, "b"), Some(Public));
+        assert_eq!(of(Language::Cpp, cpp, 6, "c"), Some(Public));
+        let rb = "class A\n  def a; end\n  private\n  def b; end\n  protected def c; end\n  def d; end\n  public :d\nend\ndef top; end\n";
+        assert_eq!(of(Language::Ruby, rb, 2, "a"), Some(Public));
+        assert_eq!(of(Language::Ruby, rb, 4, "b"), Some(Private));
+        assert_eq!(of(Language::Ruby, rb, 5, "c"), Some(Protected));
+        assert_eq!(of(Language::Ruby, rb, 6, "d"), Some(Public));
+        assert_eq!(of(Language::Ruby, rb, 9, "top"), Some(Private));
+    }
+}
