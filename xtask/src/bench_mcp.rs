@@ -5,8 +5,9 @@
 //! Starts `repo-mapper mcp` (release) as an agent does, speaks JSON-RPC to it on its
 //! stdin and stdout, and calls `repo_map` `--calls` times, each with another chat file
 //! (50 of the repository's source files in turn), after one first call that loads the
-//! session from the repository's own tag store (`ROOT/.repo-mapper`: the first call parses
-//! every file when it is empty; copy `bench scale`'s cache there to skip that). Reports
+//! session from the repository's store in the per-user cache (the server's default:
+//! the first call parses every file when that store is empty; one CLI run on the
+//! repository fills it). Reports
 //! the first call, then the median and 90th percentile of the rest, client-side wall time
 //! and the server's own `timings.total_ms`, the median of each step (and what they leave out of
 //! the server's median), the last call's steps, and the server's resident
