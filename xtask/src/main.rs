@@ -23,6 +23,7 @@ mod lexers;
 mod lint;
 mod mcp_client;
 mod mentions;
+mod outline_quality;
 mod parity;
 mod relevance;
 mod scale;
@@ -58,6 +59,7 @@ fn run() -> Result<()> {
         "lint" => lint::run(rest),
         "mentions" => mentions::run(rest),
         "relevance" => relevance::run(rest),
+        "outline-quality" => outline_quality::run(rest),
         "mcp-client" => mcp_client::run(rest),
         "soak" => soak::run(rest),
         "man" => man(rest),
@@ -106,6 +108,14 @@ commands:
                                  maps against the files real commits modified, for stock Aider
                                  and our profiles (docs/relevance.md); repositories are read
                                  from DIR/owner+name (default ../.mirror)
+  outline-quality [--gate] [--case NAME]...
+                                 the outline against hand-checked labels of real files
+                                 (fixtures/outline/): symbol recall and precision, visibility
+                                 and import-category accuracy per language; --gate fails below
+                                 issue 27's thresholds
+  outline-quality --ctags [--files N] DIR...
+                                 the outline's symbols against Universal Ctags' on whole
+                                 repositories (N files per language, default 40)
   mcp-client                     `repo-mapper mcp` through the official MCP Python SDK (pip, once)
   soak [--calls N] [--seed S] [--minutes M] [--repo DIR] [--out DIR] [--max-cases N]
        [--binary PATH] [--verbose]

@@ -29,7 +29,7 @@ pub use docs::doc_line;
 pub use imports::{ImportForm, RawImport, imports};
 pub use visibility::{Visibility, visibility};
 
-/// Whether [`imports`] and [`visibility`] know `lang` (issue 27's list: Python,
+/// Whether [`imports()`] and [`visibility()`] know `lang` (issue 27's list: Python,
 /// JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby, PHP, Kotlin, Swift).
 pub fn explores(lang: Language) -> bool {
     use Language::*;
