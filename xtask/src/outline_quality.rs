@@ -54,7 +54,10 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     ensure!(!scores.is_empty(), "no case in {}", dir.display());
     let failed = report(&scores);
     if gate && !failed.is_empty() {
-        bail!("outline-quality: below the thresholds: {}", failed.join("; "));
+        bail!(
+            "outline-quality: below the thresholds: {}",
+            failed.join("; ")
+        );
     }
     Ok(())
 }
@@ -199,7 +202,9 @@ fn compare(outlined: &FileOutline, labels: &Labels) -> Score {
             .iter()
             .enumerate()
             .filter(|(i, s)| {
-                !used[*i] && s.name == label.name && (s.start_line..=s.end_line).contains(&label.line)
+                !used[*i]
+                    && s.name == label.name
+                    && (s.start_line..=s.end_line).contains(&label.line)
             })
             .min_by_key(|(_, s)| s.end_line - s.start_line);
         let Some((i, symbol)) = best else { continue };
@@ -224,9 +229,7 @@ fn compare(outlined: &FileOutline, labels: &Labels) -> Score {
             score.imports_right += usize::from(import.category.as_str() == label.category);
         }
     }
-    score
-        .per_case
-        .push((score.recall(), score.precision()));
+    score.per_case.push((score.recall(), score.precision()));
     score
 }
 

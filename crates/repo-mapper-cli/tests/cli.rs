@@ -915,9 +915,10 @@ fn outline_lists_imports_and_symbols_nested_with_signatures() {
     assert_eq!(
         text,
         "app/models/user.py (python, 20 lines)\n  imports stdlib: dataclasses\n  class User:  \
-         [7-16] public\n    def display_name(self) -> str:  [12-13] public\n    def \
-         deactivate(self) -> None:  [15-16] public\n  def normalize_email(email: str) -> str:  \
-         [19-20] public\n"
+         [7-16] public\n    field user_id: int  [8-8] public\n    field email: str  [9-9] \
+         public\n    field active: bool = True  [10-10] public\n    def display_name(self) -> \
+         str:  [12-13] public\n    def deactivate(self) -> None:  [15-16] public\n  def \
+         normalize_email(email: str) -> str:  [19-20] public\n"
     );
     let capped = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py", "-t", "40"]));
     assert!(
@@ -926,7 +927,7 @@ fn outline_lists_imports_and_symbols_nested_with_signatures() {
     );
     let json = stdout_of(cmd(r.path()).args(["outline", "app/models/user.py", "--format", "json"]));
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let deactivate = &json["files"][0]["symbols"][2];
+    let deactivate = &json["files"][0]["symbols"][5];
     assert_eq!(deactivate["parent"], "User");
     assert_eq!(deactivate["depth"], 1);
     assert_eq!(deactivate["visibility"], "public");

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use repo_mapper_render::TreeContext;
+use repo_mapper_tags::explore::{self, Declared};
 use repo_mapper_tags::{
     Dialect, Language, Limits, TagKind, extract_source, parse_within, read_source,
 };
@@ -182,18 +183,29 @@ impl DefinedFile {
             Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
             Err(e) => return Err(ShowError::Unreadable(rel, e.to_string())),
         };
-        let tags = definitions(&source, lang, (&rel, &path), dialect);
+        let mut tags = definitions(&source, lang, (&rel, &path), dialect);
         let tree = parse_within(lang, &source, &Limits::default());
+        if let Some(tree) = &tree {
+            with_declarations(&mut tags, explore::declarations(lang, &source, tree));
+            tags.retain(|(name, row, _)| {
+                let node = explore::definition_node(lang, &source, tree, *row, name);
+                !node.is_some_and(explore::is_local)
+            });
+        }
         // Only the lines: the extents come from `tree` (no second parse for scopes).
         let context = TreeContext::new(source.as_str(), None, dialect);
         let starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
         let defs = tags
             .into_iter()
             .map(|(name, row, kind)| {
-                // Without a tree (the parse ran out of time) a definition is its line.
+                // Its declaration's node where the language is explored, else the node
+                // its line starts; without a tree (the parse ran out of time) its line.
                 let (start, end) = tree
                     .as_ref()
-                    .and_then(|t| node_extent(t, &context, row, &starts))
+                    .and_then(|t| {
+                        declaration_extent(lang, &source, t, row, &name)
+                            .or_else(|| node_extent(t, &context, row, &starts))
+                    })
                     .unwrap_or((row, row));
                 let end = without_trailing_blanks(&context, start, end);
                 Definition {
@@ -225,10 +237,47 @@ fn definitions(
 ) -> Vec<(String, usize, &'static str)> {
     let tags = extract_source(lang, source, Arc::from(rel), Arc::from(path), dialect);
     // Tag lines count from 1 (behaviour.md §3.4).
+    let mut seen = std::collections::HashSet::new();
     tags.into_iter()
         .filter(|t| t.kind == TagKind::Def && t.line >= 1)
         .map(|t| (t.name.to_string(), t.line as usize - 1, t.sub_kind))
+        // Two captures of one definition (`type` and `class` of a Go struct) are one.
+        .filter(|(name, row, _)| seen.insert((name.clone(), *row)))
         .collect()
+}
+
+/// `tags` and, after them, the declarations the tag query left out (a declaration is a
+/// tag's when both have the same name on the same row).
+fn with_declarations(tags: &mut Vec<(String, usize, &'static str)>, declared: Vec<Declared>) {
+    let known: std::collections::HashSet<(String, usize)> = tags
+        .iter()
+        .map(|(name, row, _)| (name.clone(), *row))
+        .collect();
+    tags.extend(
+        declared
+            .into_iter()
+            .filter(|d| !known.contains(&(d.name.clone(), d.row)))
+            .map(|d| (d.name, d.row, d.kind)),
+    );
+}
+
+/// The rows of the declaration of `name` on `row` ([`explore::definition_node`]), its
+/// last row the one before its end where it ends at a line's start.
+fn declaration_extent(
+    lang: Language,
+    source: &str,
+    tree: &tree_sitter::Tree,
+    row: usize,
+    name: &str,
+) -> Option<(usize, usize)> {
+    let node = explore::definition_node(lang, source, tree, row, name)?;
+    let (start, end) = (node.start_position(), node.end_position());
+    let last = if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    (start.row <= row && row <= last).then_some((start.row, last))
 }
 
 /// The rows of the definition whose name is on `row`, from the syntax tree: the smallest
@@ -264,7 +313,8 @@ fn node_extent(
         if start == point {
             single = Some((row, row));
         }
-        let above = start.row < row && start.row + 2 >= row;
+        // A preprocessor conditional around a definition is not where it starts.
+        let above = start.row < row && start.row + 2 >= row && !node.kind().starts_with("preproc");
         let alone = !starts.iter().any(|&s| s >= start.row && s < row);
         if above && alone && last_row(&node) > row {
             return Some((start.row, last_row(&node)));

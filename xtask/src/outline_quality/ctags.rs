@@ -66,8 +66,15 @@ fn sample(root: &Path, n: usize) -> BTreeMap<String, Vec<String>> {
         if !explores(lang) || size > 200_000 {
             continue;
         }
-        let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned();
-        by_language.entry(lang.name().to_owned()).or_default().push(rel);
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        by_language
+            .entry(lang.name().to_owned())
+            .or_default()
+            .push(rel);
     }
     for files in by_language.values_mut() {
         files.sort();
@@ -124,7 +131,11 @@ fn compare_files(root: &Path, files: &[String], tally: &mut Tally) -> Result<()>
                     used[i] = true;
                     tally.agree += 1;
                 }
-                None => note(&mut tally.ctags_only, kind, &format!("{file}:{line} {name}")),
+                None => note(
+                    &mut tally.ctags_only,
+                    kind,
+                    &format!("{file}:{line} {name}"),
+                ),
             }
         }
         for (s, used) in ours.iter().zip(&used) {

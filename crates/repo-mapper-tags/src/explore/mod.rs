@@ -17,6 +17,7 @@
 //! assert_eq!(doc_line(Language::Python, source, node).as_deref(), Some("Does the work."));
 //! ```
 
+mod declarations;
 mod docs;
 mod imports;
 mod visibility;
@@ -25,6 +26,7 @@ use tree_sitter::{Node, Point, Tree};
 
 use crate::Language;
 
+pub use declarations::{Declared, declarations, is_local};
 pub use docs::doc_line;
 pub use imports::{ImportForm, RawImport, imports};
 pub use visibility::{Visibility, visibility};
@@ -64,13 +66,44 @@ pub fn definition_node<'t>(
     name: &str,
 ) -> Option<Node<'t>> {
     let line = source.lines().nth(row)?;
-    let column = word_at(line, name)?;
-    let point = Point { row, column };
-    let mut node = tree
-        .root_node()
-        .named_descendant_for_point_range(point, point)?;
+    let mut fallback = None;
+    for column in words_at(line, name) {
+        let (start, end) = (
+            Point { row, column },
+            Point {
+                row,
+                column: column + name.len(),
+            },
+        );
+        let Some(at) = tree
+            .root_node()
+            .named_descendant_for_point_range(start, end)
+        else {
+            continue;
+        };
+        let Some(declaration) = declaration_above(lang, at) else {
+            continue;
+        };
+        // `struct s s;`: the occurrence the declaration names, not its type's; else one
+        // that starts on the name's row (never an outer one the name merely lies in).
+        if declarations::name_of(declaration).is_some_and(|n| n.id() == at.id()) {
+            return Some(declaration);
+        }
+        if declaration.start_position().row == row {
+            fallback = fallback.or(Some(declaration));
+        }
+    }
+    fallback
+}
+
+/// The nearest node at or above `node` (at most [`MAX_CLIMB`] parents up) that declares
+/// something in `lang`.
+fn declaration_above<'t>(lang: Language, mut node: Node<'t>) -> Option<Node<'t>> {
     for _ in 0..MAX_CLIMB {
-        if declares(lang, node.kind()) {
+        // `struct s` without a body names a type declared elsewhere.
+        let reference =
+            node.kind().ends_with("_specifier") && node.child_by_field_name("body").is_none();
+        if declares(lang, node.kind()) && !reference {
             return Some(node);
         }
         node = node.parent()?;
@@ -81,14 +114,16 @@ pub fn definition_node<'t>(
 /// How many parents [`definition_node`] climbs from the name at most.
 pub const MAX_CLIMB: usize = 6;
 
-/// The byte column of `word`'s first occurrence in `line` as a whole word.
-fn word_at(line: &str, word: &str) -> Option<usize> {
-    if word.is_empty() {
-        return None;
-    }
+/// The byte columns of `word`'s occurrences in `line` as a whole word.
+fn words_at<'a>(line: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    line.match_indices(word).map(|(i, _)| i).find(|&i| {
-        let before = line[..i].chars().next_back();
+    let found = (!word.is_empty())
+        .then(|| line.match_indices(word))
+        .into_iter()
+        .flatten();
+    found.map(|(i, _)| i).filter(move |&i| {
+        // PHP's `$name` is the name `name`: a `$` before it does not join it.
+        let before = line[..i].chars().next_back().filter(|&c| c != '$');
         let after = line[i + word.len()..].chars().next();
         !before.is_some_and(is_word) && !after.is_some_and(is_word)
     })
@@ -119,6 +154,7 @@ const PYTHON_DECLARATIONS: &[&str] = &["function_definition", "class_definition"
 
 /// The node kinds that declare a symbol in JavaScript, TypeScript, Tsx.
 const JAVASCRIPT_DECLARATIONS: &[&str] = &[
+    "function_expression",
     "function_declaration",
     "generator_function_declaration",
     "class_declaration",
@@ -152,6 +188,7 @@ const GO_DECLARATIONS: &[&str] = &[
 
 /// The node kinds that declare a symbol in Rust.
 const RUST_DECLARATIONS: &[&str] = &[
+    "impl_item",
     "function_item",
     "function_signature_item",
     "struct_item",
@@ -170,6 +207,7 @@ const RUST_DECLARATIONS: &[&str] = &[
 
 /// The node kinds that declare a symbol in Java.
 const JAVA_DECLARATIONS: &[&str] = &[
+    "package_declaration",
     "class_declaration",
     "interface_declaration",
     "enum_declaration",
@@ -225,6 +263,7 @@ const CSHARP_DECLARATIONS: &[&str] = &[
 
 /// The node kinds that declare a symbol in Ruby.
 const RUBY_DECLARATIONS: &[&str] = &[
+    "call",
     "method",
     "singleton_method",
     "class",
@@ -249,6 +288,7 @@ const PHP_DECLARATIONS: &[&str] = &[
 
 /// The node kinds that declare a symbol in Kotlin.
 const KOTLIN_DECLARATIONS: &[&str] = &[
+    "package_header",
     "class_declaration",
     "object_declaration",
     "function_declaration",
@@ -331,8 +371,23 @@ mod tests {
 
     #[test]
     fn a_name_is_found_as_a_whole_word() {
-        assert_eq!(word_at("def get_x(x):", "x"), Some(10));
-        assert_eq!(word_at("fn $x()", "$x"), Some(3));
-        assert_eq!(word_at("abc", "b"), None);
+        let at = |line, word| words_at(line, word).collect::<Vec<_>>();
+        assert_eq!(at("def get_x(x):", "x"), [10]);
+        assert_eq!(at("fn $x()", "$x"), [3]);
+        assert_eq!(at("abc", "b"), Vec::<usize>::new());
+        assert_eq!(at("struct s s;", "s"), [7, 9]);
+        assert_eq!(at("protected array $p;", "p"), [17]);
+    }
+
+    #[test]
+    fn the_declaration_is_the_one_its_name_names() {
+        let c = "static struct s s;\n";
+        let tree = parse_within(Language::C, c, &Limits::default()).unwrap();
+        let node = definition_node(Language::C, c, &tree, 0, "s").unwrap();
+        assert_eq!(node.kind(), "declaration");
+        assert_eq!(
+            visibility(Language::C, c, node, "s"),
+            Some(Visibility::Private)
+        );
     }
 }

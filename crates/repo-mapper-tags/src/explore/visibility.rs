@@ -41,6 +41,11 @@ impl Visibility {
 /// [`super::definition_node`]); `None` where `lang` is not explored.
 pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> Option<Visibility> {
     use Language::*;
+    // A package, a namespace or a Rust `impl` has no visibility of its own.
+    let kind = node.kind();
+    if kind.contains("package") || kind.contains("namespace") || kind == "impl_item" {
+        return None;
+    }
     Some(match lang {
         Python => python(name),
         Go => go(name),
@@ -52,7 +57,7 @@ pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> O
         CSharp => csharp(source, node),
         Php => keyword_child(source, node, "visibility_modifier").unwrap_or(Visibility::Public),
         C | Cpp => c_like(source, node),
-        Ruby => ruby(source, node),
+        Ruby => ruby(source, node, name),
         _ => return None,
     })
 }
@@ -249,12 +254,21 @@ fn c_like(source: &str, node: Node<'_>) -> Visibility {
 /// Ruby: a method after a bare `private`/`protected`/`public` in its body takes that
 /// access, as does one named by `private :name` or defined by `private def`; a method
 /// defined at the top level is a private method of `Object`.
-fn ruby(source: &str, node: Node<'_>) -> Visibility {
-    if !matches!(node.kind(), "method" | "singleton_method") {
+fn ruby(source: &str, node: Node<'_>, name: &str) -> Visibility {
+    // Methods and the accessors `attr_reader` & co. define take the section's access.
+    if !matches!(node.kind(), "method" | "call") {
         return Visibility::Public;
     }
-    if node.kind() == "singleton_method" {
-        return Visibility::Public;
+    // Ruby makes these private whatever the section says.
+    let always_private = [
+        "initialize",
+        "initialize_copy",
+        "initialize_clone",
+        "initialize_dup",
+        "respond_to_missing?",
+    ];
+    if node.kind() == "method" && always_private.contains(&name) {
+        return Visibility::Private;
     }
     let Some(body) = node.parent() else {
         return Visibility::Public;
@@ -268,10 +282,6 @@ fn ruby(source: &str, node: Node<'_>) -> Visibility {
     if body.kind() == "program" {
         return Visibility::Private;
     }
-    let name = node
-        .child_by_field_name("name")
-        .map(|n| text(source, n))
-        .unwrap_or("");
     let mut access = Visibility::Public;
     for sibling in named_children(body) {
         let before = sibling.start_byte() < node.start_byte();
@@ -279,7 +289,7 @@ fn ruby(source: &str, node: Node<'_>) -> Visibility {
             "identifier" if before => {
                 access = ruby_word(Some(text(source, sibling))).unwrap_or(access);
             }
-            "call" => {
+            "call" if sibling.id() != node.id() => {
                 let named = sibling.child_by_field_name("arguments").is_some_and(|a| {
                     named_children(a).any(|s| text(source, s).trim_start_matches(':') == name)
                 });
@@ -420,6 +430,8 @@ mod tests {
         assert_eq!(of(Language::Cpp, cpp, 6, "c"), Some(Public));
         let rb = "class A\n  def a; end\n  private\n  def b; end\n  protected def c; end\n  def d; end\n  public :d\nend\ndef top; end\n";
         assert_eq!(of(Language::Ruby, rb, 2, "a"), Some(Public));
+        let init = "class A\n  def initialize; end\nend\n";
+        assert_eq!(of(Language::Ruby, init, 2, "initialize"), Some(Private));
         assert_eq!(of(Language::Ruby, rb, 4, "b"), Some(Private));
         assert_eq!(of(Language::Ruby, rb, 5, "c"), Some(Protected));
         assert_eq!(of(Language::Ruby, rb, 6, "d"), Some(Public));

@@ -415,9 +415,14 @@ fn php(r: &mut Resolver, dir: &str, m: &str, form: ImportForm) -> Sorted {
         let found = normalize(&join(dir, m.trim_start_matches('/'))).filter(|p| r.exists(p));
         return local(found.or_else(|| file_ending(r, m.trim_start_matches('/'))));
     }
-    if !m.contains('\\')
-        && (in_list(stdlib::PHP_GLOBAL, m) || m.chars().all(|c| c.is_lowercase() || c == '_'))
-    {
+    // A global name: a built-in class, function (lower case) or constant (upper case).
+    let function = m
+        .chars()
+        .all(|c| c.is_lowercase() || c.is_ascii_digit() || c == '_');
+    let constant = m
+        .chars()
+        .all(|c| c.is_uppercase() || c.is_ascii_digit() || c == '_');
+    if !m.contains('\\') && (in_list(stdlib::PHP_GLOBAL, m) || function || constant) {
         return STDLIB;
     }
     let prefixes: Vec<(String, String)> = r
