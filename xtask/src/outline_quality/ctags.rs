@@ -1,7 +1,7 @@
 //! `cargo xtask outline-quality --ctags [--files N] DIR...`: the outline's symbols against
 //! Universal Ctags' (an independent oracle: regular-expression and hand-written parsers,
 //! no tree-sitter) on up to `--files` files of each language in each repository (every
-//! `k`-th file, so the sample spreads over the tree). A ctags tag and a symbol agree when
+//! `k`-th file, so the sample spreads over the tree; minified files left out). A ctags tag and a symbol agree when
 //! they have the same name and the tag's line lies in the symbol's range. Disagreements
 //! are counted by ctags' kind (ctags only) and by our kind (ours only), with examples, so
 //! that each class can be explained (docs/outline.md).
@@ -63,7 +63,7 @@ fn sample(root: &Path, n: usize) -> BTreeMap<String, Vec<String>> {
             continue;
         };
         let size = path.metadata().map_or(u64::MAX, |m| m.len());
-        if !explores(lang) || size > 200_000 {
+        if !explores(lang) || size > 200_000 || minified(&path) {
             continue;
         }
         let rel = path
@@ -82,6 +82,15 @@ fn sample(root: &Path, n: usize) -> BTreeMap<String, Vec<String>> {
         *files = files.iter().step_by(step).take(n).cloned().collect();
     }
     by_language
+}
+
+/// Whether a file is minified code (`.min.` in its name, or a line over 1,000 bytes):
+/// nobody outlines it, and it would outweigh the rest of a sample.
+fn minified(path: &Path) -> bool {
+    let named = path.to_string_lossy().contains(".min.");
+    named
+        || std::fs::read(path)
+            .is_ok_and(|bytes| bytes.split(|&b| b == b'\n').any(|l| l.len() > 1000))
 }
 
 /// One ctags tag: name, line, kind.
@@ -123,9 +132,16 @@ fn compare_files(root: &Path, files: &[String], tally: &mut Tally) -> Result<()>
         tally.theirs += tags.len();
         let mut used = vec![false; ours.len()];
         for (name, line, kind) in &tags {
-            let hit = ours.iter().enumerate().position(|(i, s)| {
-                !used[i] && s.name == *name && (s.start_line..=s.end_line).contains(line)
-            });
+            // The innermost symbol of that name holding the line (a constructor, not its
+            // class).
+            let hit = ours
+                .iter()
+                .enumerate()
+                .filter(|(i, s)| {
+                    !used[*i] && s.name == *name && (s.start_line..=s.end_line).contains(line)
+                })
+                .min_by_key(|(_, s)| s.end_line - s.start_line)
+                .map(|(i, _)| i);
             match hit {
                 Some(i) => {
                     used[i] = true;
