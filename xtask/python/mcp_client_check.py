@@ -108,6 +108,22 @@ async def main(binary, root):
             check(result.structured_content == json.loads(text),
                   "outline's structured content (validated by the SDK) is its text")
             check("place_order" in json.loads(text)["outline"], "outline lists the method")
+            check("imports local: app.models.order" in json.loads(text)["outline"],
+                  "outline sorts imports")
+
+            # A small cap pages the outline: every page within it, cursors until the end.
+            args = {"project_root": root, "paths": ["app/services/checkout.py"], "max_tokens": 60}
+            pages, shown = 0, 0
+            while pages < 20:
+                result, text = await call(session, "outline", args)
+                page = json.loads(text)
+                pages += 1
+                shown += page["files"][0]["shown"]
+                if page["next_cursor"] is None:
+                    break
+                args["cursor"] = page["next_cursor"]
+            check(pages > 1 and shown == page["files"][0]["symbols"],
+                  "outline's pages, cursor after cursor, show every symbol once")
 
             result, text = await call(session, "repo_map", {"project_root": "/no/such/dir"})
             check(result.is_error and "\n" not in text, "a missing root is a one-line tool error")

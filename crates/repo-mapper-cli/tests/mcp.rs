@@ -784,6 +784,42 @@ async fn outline_lists_what_files_define_within_the_cap() {
         "{capped}"
     );
     assert!(capped["outline"].as_str().unwrap().contains("more\n"));
+    // Pages: each within the cap, cursor after cursor, every symbol and import once.
+    let mut request = json!({"project_root": root, "paths": paths, "max_tokens": 100});
+    let (mut pages, mut symbols, mut imports) = (0, 0, 0);
+    loop {
+        let page = json_of(&call(&client, "outline", request.clone()).await);
+        pages += 1;
+        for file in page["files"].as_array().unwrap() {
+            symbols += file["shown"].as_u64().unwrap();
+            imports += file["imports_shown"].as_u64().unwrap();
+        }
+        match page["next_cursor"].as_str() {
+            Some(cursor) if pages < 50 => request["cursor"] = cursor.into(),
+            _ => break,
+        }
+    }
+    let total = |key: &str| -> u64 {
+        whole["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f[key].as_u64().unwrap())
+            .sum()
+    };
+    assert!(pages > 1);
+    assert_eq!((symbols, imports), (total("symbols"), total("imports")));
+    let other = call(
+        &client,
+        "outline",
+        json!({"project_root": root, "paths": ["app/models/user.py"], "cursor": request["cursor"]}),
+    )
+    .await;
+    assert_eq!(
+        other.is_error,
+        Some(true),
+        "a cursor names its request's paths"
+    );
     let missing = call(
         &client,
         "outline",

@@ -92,6 +92,9 @@ pub struct OutlineOutput {
     pub outline: String,
     /// Per file: what the outline shows of it.
     pub files: Vec<OutlinedFile>,
+    /// Where the next page starts (pass it as `cursor` with the same `paths`), when
+    /// `max_tokens` left lines out.
+    pub next_cursor: Option<String>,
 }
 
 /// What an `outline` answer shows of one file.

@@ -145,4 +145,7 @@ pub struct OutlineParams {
     /// more` (symbols) and `... and N more imports` for what was left out.
     #[serde(default)]
     pub max_tokens: Option<usize>,
+    /// Go on from a previous answer for the same `paths`: its `next_cursor`.
+    #[serde(default)]
+    pub cursor: Option<String>,
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use repo_mapper::{
     Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
-    escape_control, outline_shown, outlines, parse_profile, show_symbol,
+    escape_control, outline_page, outlines, parse_profile, show_symbol,
 };
 use serde_json::{Value, json};
 
@@ -164,7 +164,17 @@ impl Tools {
         let outlines = outlines(&root, &p.paths, Dialect::Default)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        let (text, shown) = outline_shown(&outlines, Some((cap, Tokenizer::default())));
+        let from = match p.cursor.as_deref() {
+            None => 0,
+            Some(cursor) => parse_outline_cursor(cursor, &p.paths)?,
+        };
+        let page = outline_page(&outlines, Some((cap, Tokenizer::default())), from);
+        if from > 0 && page.next == Some(from) {
+            return fail(format!(
+                "max_tokens {cap} cannot hold one more line of this outline"
+            ));
+        }
+        let (text, shown) = (page.text, page.shown);
         let files = outlines
             .iter()
             .zip(shown)
@@ -181,6 +191,11 @@ impl Tools {
         Ok(to_value(&OutlineOutput {
             outline: text,
             files,
+            // A first page that holds no line has no next one: a cursor would not move.
+            next_cursor: page
+                .next
+                .filter(|&at| at > from)
+                .map(|at| outline_cursor(at, &p.paths)),
         }))
     }
 
@@ -311,6 +326,38 @@ fn parse_cursor(cursor: &str) -> Result<usize, ToolError> {
         Some(at) => Ok(at),
         None => fail(format!("cursor {cursor:?} is not one this server gave")),
     }
+}
+
+/// The cursor of the outline page that starts at line `at` for `paths`: it names them
+/// (a hash), so that it is not taken for another request's.
+fn outline_cursor(at: usize, paths: &[String]) -> String {
+    format!("o{at}.{:016x}", paths_hash(paths))
+}
+
+/// The line an [`outline_cursor`] for `paths` starts at.
+fn parse_outline_cursor(cursor: &str, paths: &[String]) -> Result<usize, ToolError> {
+    let parsed = cursor.strip_prefix('o').and_then(|rest| {
+        let (at, hash) = rest.split_once('.')?;
+        Some((
+            at.parse::<usize>().ok()?,
+            u64::from_str_radix(hash, 16).ok()?,
+        ))
+    });
+    match parsed {
+        Some((at, hash)) if hash == paths_hash(paths) => Ok(at),
+        _ => fail(format!(
+            "cursor {cursor:?} is not one this server gave for these paths"
+        )),
+    }
+}
+
+/// A hash of a request's paths that is the same in every process (FNV-1a).
+fn paths_hash(paths: &[String]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in paths.iter().flat_map(|p| p.bytes().chain([0])) {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 /// What marks a directory as a project: a version-control directory (or a worktree's

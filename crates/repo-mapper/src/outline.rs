@@ -222,7 +222,77 @@ pub fn outline_shown(
     outlines: &[FileOutline],
     cap: Option<(usize, Tokenizer)>,
 ) -> (String, Vec<OutlineShown>) {
-    // Every item of every file, most important first: a prefix is kept.
+    let page = outline_page(outlines, cap, 0);
+    (page.text, page.shown)
+}
+
+/// One page of outlines, as [`outline_page`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutlinePage {
+    /// The page's text ([`outline_text`]'s form; a file some of whose lines were on
+    /// earlier pages is headed `(continued)`).
+    pub text: String,
+    /// What the page shows of each file.
+    pub shown: Vec<OutlineShown>,
+    /// Where the next page starts, when lines are left: pass it as `from`.
+    pub next: Option<usize>,
+}
+
+/// The page of `outlines` that starts at line `from` of their whole order (top-level
+/// symbols, then imports, then deeper symbols; page 1 starts at 0) and holds as many
+/// lines as `cap` allows (all of them without a cap). A page that can hold none of the
+/// lines left shows only the files' headers and counts, and its `next` is `from` again.
+pub fn outline_page(
+    outlines: &[FileOutline],
+    cap: Option<(usize, Tokenizer)>,
+    from: usize,
+) -> OutlinePage {
+    let order = item_order(outlines);
+    let from = from.min(order.len());
+    let text_of = |count: usize| {
+        let state: std::collections::HashMap<(usize, Item), State> = order
+            .iter()
+            .enumerate()
+            .map(|(at, &(_, f, item))| ((f, item), State::of(at, from, from + count)))
+            .collect();
+        render(outlines, &|f, item| state[&(f, item)])
+    };
+    let rest = order.len() - from;
+    let mut count = rest;
+    if let Some((max, tokenizer)) = cap
+        && rest > 0
+        && tokenizer.count(&text_of(count)) > max
+    {
+        let (mut lo, mut hi) = (0, rest - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if tokenizer.count(&text_of(mid)) <= max {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        count = lo;
+    }
+    let mut shown = vec![OutlineShown::default(); outlines.len()];
+    for &(_, f, item) in &order[from..from + count] {
+        match item {
+            Item::Symbol(_) => shown[f].symbols += 1,
+            Item::Import(_) => shown[f].imports += 1,
+        }
+    }
+    let next = (from + count < order.len()).then_some(from + count);
+    OutlinePage {
+        text: text_of(count),
+        shown,
+        next,
+    }
+}
+
+/// Every line of every file, most important first: top-level symbols, then imports,
+/// then deeper symbols (each file's in its order).
+fn item_order(outlines: &[FileOutline]) -> Vec<(usize, usize, Item)> {
     let mut order: Vec<(usize, usize, Item)> = Vec::new();
     for (f, o) in outlines.iter().enumerate() {
         for (i, s) in o.symbols.iter().enumerate() {
@@ -233,37 +303,7 @@ pub fn outline_shown(
         }
     }
     order.sort_unstable();
-    let text_of = |kept: usize| {
-        let keep: std::collections::HashSet<(usize, Item)> = order[..kept]
-            .iter()
-            .map(|&(_, f, item)| (f, item))
-            .collect();
-        render(outlines, &|f, item| keep.contains(&(f, item)))
-    };
-    let mut kept = order.len();
-    if let Some((max, tokenizer)) = cap
-        && !order.is_empty()
-        && tokenizer.count(&text_of(kept)) > max
-    {
-        let (mut lo, mut hi) = (0, order.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if tokenizer.count(&text_of(mid)) <= max {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        kept = lo;
-    }
-    let mut shown = vec![OutlineShown::default(); outlines.len()];
-    for &(_, f, item) in &order[..kept] {
-        match item {
-            Item::Symbol(_) => shown[f].symbols += 1,
-            Item::Import(_) => shown[f].imports += 1,
-        }
-    }
-    (text_of(kept), shown)
+    order
 }
 
 /// One line's worth of a file's outline.
@@ -273,33 +313,68 @@ enum Item {
     Import(usize),
 }
 
-/// The text of the items `kept(file, item)` says, each file's left-out ones counted.
-fn render(outlines: &[FileOutline], kept: &dyn Fn(usize, Item) -> bool) -> String {
+/// Where a line falls against a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// On an earlier page.
+    Earlier,
+    /// On this page.
+    Shown,
+    /// Left for a later page (counted).
+    Later,
+}
+
+impl State {
+    /// The state of the line at `at` of the order, for a page of `[start, end)`.
+    fn of(at: usize, start: usize, end: usize) -> State {
+        if at < start {
+            State::Earlier
+        } else if at < end {
+            State::Shown
+        } else {
+            State::Later
+        }
+    }
+}
+
+/// The text of each file's lines `state(file, item)` shows, its later ones counted.
+fn render(outlines: &[FileOutline], state: &dyn Fn(usize, Item) -> State) -> String {
     let mut out = String::new();
     for (f, o) in outlines.iter().enumerate() {
         // A file name is shown with its control characters escaped (one line each).
         let file = repo_mapper_render::escape_control(&o.file);
-        out.push_str(&format!("{file} ({}, {} lines)\n", o.language, o.lines));
-        render_imports(&mut out, o, &|i| kept(f, Item::Import(i)));
-        let mut left_out = 0;
+        let items = (0..o.symbols.len())
+            .map(Item::Symbol)
+            .chain((0..o.imports.as_ref().map_or(0, Vec::len)).map(Item::Import));
+        let continued = items.clone().any(|i| state(f, i) == State::Earlier);
+        let more = if continued { " (continued)" } else { "" };
+        out.push_str(&format!(
+            "{file} ({}, {} lines){more}\n",
+            o.language, o.lines
+        ));
+        render_imports(&mut out, o, &|i| state(f, Item::Import(i)));
+        let mut later = 0;
         for (i, s) in o.symbols.iter().enumerate() {
-            if kept(f, Item::Symbol(i)) {
-                out.push_str(&symbol_line(s));
-            } else {
-                left_out += 1;
+            match state(f, Item::Symbol(i)) {
+                State::Shown => out.push_str(&symbol_line(s)),
+                State::Later => later += 1,
+                State::Earlier => {}
             }
         }
-        if left_out > 0 {
-            out.push_str(&format!("  ... and {left_out} more\n"));
+        if later > 0 {
+            out.push_str(&format!("  ... and {later} more\n"));
         }
     }
     out
 }
 
 /// A file's import lines: one per category with any kept, then how many were left out.
-fn render_imports(out: &mut String, o: &FileOutline, kept: &dyn Fn(usize) -> bool) {
+fn render_imports(out: &mut String, o: &FileOutline, state: &dyn Fn(usize) -> State) {
     let Some(imports) = &o.imports else {
-        out.push_str(&format!("  imports: not supported for {}\n", o.language));
+        out.push_str(&format!(
+            "  imports and visibility: not supported for {}\n",
+            o.language
+        ));
         return;
     };
     let categories = [
@@ -311,7 +386,7 @@ fn render_imports(out: &mut String, o: &FileOutline, kept: &dyn Fn(usize) -> boo
         let shown: Vec<String> = imports
             .iter()
             .enumerate()
-            .filter(|(i, import)| import.category == category && kept(*i))
+            .filter(|(i, import)| import.category == category && state(*i) == State::Shown)
             .map(|(_, import)| import_text(import))
             .collect();
         if !shown.is_empty() {
@@ -322,7 +397,9 @@ fn render_imports(out: &mut String, o: &FileOutline, kept: &dyn Fn(usize) -> boo
             ));
         }
     }
-    let left_out = (0..imports.len()).filter(|&i| !kept(i)).count();
+    let left_out = (0..imports.len())
+        .filter(|&i| state(i) == State::Later)
+        .count();
     if left_out > 0 {
         out.push_str(&format!("  ... and {left_out} more imports\n"));
     }
@@ -526,6 +603,65 @@ def helper(x):
     }
 
     #[test]
+    fn pages_go_on_where_the_last_one_stopped_and_show_every_line_once() {
+        let (_dir, root) = repo();
+        let o = outline(&root, Path::new("store.py"), Dialect::Default).unwrap();
+        let outlines = std::slice::from_ref(&o);
+        let tokenizer = Tokenizer::default();
+        let mut from = 0;
+        let mut lines = Vec::new();
+        let mut pages = 0;
+        while pages < 20 {
+            let page = outline_page(outlines, Some((40, tokenizer)), from);
+            pages += 1;
+            assert!(tokenizer.count(&page.text) <= 40, "{}", page.text);
+            if pages > 1 {
+                assert!(
+                    page.text
+                        .starts_with("store.py (python, 16 lines) (continued)\n")
+                );
+            }
+            lines.extend(
+                page.text
+                    .lines()
+                    .skip(1)
+                    .filter(|l| !l.contains("... and"))
+                    .map(str::to_owned),
+            );
+            match page.next {
+                Some(next) => {
+                    assert!(next > from, "no progress at {from}");
+                    from = next;
+                }
+                None => break,
+            }
+        }
+        assert!(pages > 1);
+        let whole = outline_text(outlines, None);
+        let mut every: Vec<String> = whole.lines().skip(1).map(str::to_owned).collect();
+        // Import lines of one category shown over several pages are split; compare items.
+        let split = |v: &mut Vec<String>| {
+            let mut items: Vec<String> = v
+                .iter()
+                .flat_map(|l| {
+                    match l
+                        .split_once(": ")
+                        .filter(|_| l.trim_start().starts_with("imports "))
+                    {
+                        Some((head, rest)) => {
+                            rest.split(", ").map(|r| format!("{head}: {r}")).collect()
+                        }
+                        None => vec![l.clone()],
+                    }
+                })
+                .collect();
+            items.sort();
+            items
+        };
+        assert_eq!(split(&mut lines), split(&mut every));
+    }
+
+    #[test]
     fn holders_nest_equal_spans_by_order_and_skip_partial_overlaps() {
         let spans = [(0, 10), (2, 5), (2, 5), (4, 12), (6, 8)];
         assert_eq!(
@@ -542,6 +678,6 @@ def helper(x):
         let o = outline(&root, Path::new("a.lua"), Dialect::Default).unwrap();
         assert_eq!(o.imports, None);
         assert_eq!(o.symbols[0].visibility, None);
-        assert!(outline_text(&[o], None).contains("imports: not supported for lua"));
+        assert!(outline_text(&[o], None).contains("imports and visibility: not supported for lua"));
     }
 }
