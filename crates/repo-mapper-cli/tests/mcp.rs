@@ -784,7 +784,26 @@ async fn outline_lists_what_files_define_within_the_cap() {
         "{capped}"
     );
     assert!(capped["outline"].as_str().unwrap().contains("more\n"));
-    // Pages: each within the cap, cursor after cursor, every symbol and import once.
+    let missing = call(
+        &client,
+        "outline",
+        json!({"project_root": root, "paths": ["nope.py"]}),
+    )
+    .await;
+    assert_eq!(missing.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+/// Issue 27: a capped outline pages: each page within the cap, cursor after cursor,
+/// every symbol and import on exactly one page; a cursor names its request's paths.
+#[tokio::test(flavor = "multi_thread")]
+async fn outline_pages_follow_their_cursors() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let paths = ["app/models/user.py", "app/services/checkout.py"];
+    let whole = json!({"project_root": root, "paths": paths});
+    let whole = json_of(&call(&client, "outline", whole).await);
     let mut request = json!({"project_root": root, "paths": paths, "max_tokens": 100});
     let (mut pages, mut symbols, mut imports) = (0, 0, 0);
     loop {
@@ -820,12 +839,5 @@ async fn outline_lists_what_files_define_within_the_cap() {
         Some(true),
         "a cursor names its request's paths"
     );
-    let missing = call(
-        &client,
-        "outline",
-        json!({"project_root": root, "paths": ["nope.py"]}),
-    )
-    .await;
-    assert_eq!(missing.is_error, Some(true));
     client.cancel().await.unwrap();
 }
