@@ -55,8 +55,9 @@ pub struct FileOutline {
     pub imports: Option<Vec<Import>>,
 }
 
-/// Lines a signature takes at most.
-pub const SIGNATURE_LINES: usize = 6;
+/// Lines a signature takes at most: a whole multi-line signature, bounded against a
+/// body that never opens.
+pub const SIGNATURE_LINES: usize = 40;
 
 /// The outline of the file `file` (relative to the root `root`, an absolute canonical
 /// path, or absolute inside it), read and parsed now in `dialect`'s tags. A symbol spans
