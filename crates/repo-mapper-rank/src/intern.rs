@@ -47,6 +47,9 @@ impl<'a> Interned<'a> {
         let starts = starts(files, skip);
         let total = starts.last().copied().unwrap_or(0);
         let slots: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+        // Each name hashed once, in parallel: the shards then read its hash, not its text,
+        // and only the shard that owns a name looks at its bytes again.
+        let hashes = name_hashes(files, skip, &starts);
         // Tables sized for every definition to be a new name: never rehashed.
         let defs: usize = files
             .iter()
@@ -57,7 +60,14 @@ impl<'a> Interned<'a> {
         let expected = defs / count + 1;
         let shards: Vec<Shard<'a>> = (0..count)
             .into_par_iter()
-            .map(|s| Shard::fill(files, skip, &starts, &slots, (s, count), expected))
+            .map(|s| {
+                let at = Slots {
+                    starts: &starts,
+                    hashes: &hashes,
+                    ids: &slots,
+                };
+                Shard::fill(files, skip, &at, (s, count), expected)
+            })
             .collect();
         let mut first = Vec::with_capacity(count);
         let mut names = Vec::with_capacity(shards.iter().map(|s| s.names.len()).sum());
@@ -67,7 +77,7 @@ impl<'a> Interned<'a> {
             names.extend_from_slice(&shard.names);
             name_at.extend_from_slice(&shard.at);
         }
-        let ids = to_global(files, skip, &starts, slots, &first);
+        let ids = to_global(&starts, &hashes, slots, &first);
         let shards = shards
             .into_iter()
             .zip(first)
@@ -149,6 +159,34 @@ fn shard_of(hash: u64, count: usize) -> usize {
     ((hash >> 40) % count as u64) as usize
 }
 
+/// Each name's hash, at its slot (files' names back to back, as `starts` places them).
+fn name_hashes(files: &[FileTags<'_>], skip: &[bool], starts: &[usize]) -> Vec<u64> {
+    let mut hashes = vec![0u64; starts.last().copied().unwrap_or(0)];
+    let mut rest: &mut [u64] = &mut hashes;
+    let mut per_file = Vec::with_capacity(files.len());
+    for fi in 0..files.len() {
+        let (head, tail) = rest.split_at_mut(starts[fi + 1] - starts[fi]);
+        per_file.push((fi, head));
+        rest = tail;
+    }
+    per_file.into_par_iter().for_each(|(fi, out)| {
+        if skip[fi] {
+            return;
+        }
+        for (h, (name, _)) in out.iter_mut().zip(file_names(&files[fi])) {
+            *h = hash(name);
+        }
+    });
+    hashes
+}
+
+/// Where each name's id goes, and its hash, by slot.
+struct Slots<'s> {
+    starts: &'s [usize],
+    hashes: &'s [u64],
+    ids: &'s [AtomicU32],
+}
+
 /// One shard's names, ids local to it.
 struct Shard<'a> {
     names: Vec<&'a str>,
@@ -163,8 +201,7 @@ impl<'a> Shard<'a> {
     fn fill(
         files: &[FileTags<'a>],
         skip: &[bool],
-        starts: &[usize],
-        slots: &[AtomicU32],
+        at: &Slots<'_>,
         (s, count): (usize, usize),
         expected: usize,
     ) -> Shard<'a> {
@@ -178,19 +215,18 @@ impl<'a> Shard<'a> {
                 if skip[fi] {
                     continue;
                 }
+                let start = at.starts[fi];
                 for (k, (name, is_def)) in file_names(file).enumerate() {
-                    if is_def != defs {
+                    let h = at.hashes[start + k];
+                    if is_def != defs || shard_of(h, count) != s {
                         continue;
                     }
-                    let h = hash(name);
-                    if shard_of(h, count) == s {
-                        let id = if defs {
-                            shard.intern(name, h, (fi as u32, k as u32))
-                        } else {
-                            shard.find(name, h).unwrap_or(NONE)
-                        };
-                        slots[starts[fi] + k].store(id, Ordering::Relaxed);
-                    }
+                    let id = if defs {
+                        shard.intern(name, h, (fi as u32, k as u32))
+                    } else {
+                        shard.find(name, h).unwrap_or(NONE)
+                    };
+                    at.ids[start + k].store(id, Ordering::Relaxed);
                 }
             }
         }
@@ -223,31 +259,17 @@ impl<'a> Shard<'a> {
 }
 
 /// The slots' shard-local ids made global (each shard's ids follow the previous shards').
-fn to_global(
-    files: &[FileTags<'_>],
-    skip: &[bool],
-    starts: &[usize],
-    slots: Vec<AtomicU32>,
-    first: &[u32],
-) -> Vec<u32> {
+fn to_global(starts: &[usize], hashes: &[u64], slots: Vec<AtomicU32>, first: &[u32]) -> Vec<u32> {
+    let total = starts.last().copied().unwrap_or(0);
     let mut ids: Vec<u32> = slots.into_iter().map(AtomicU32::into_inner).collect();
-    let mut rest: &mut [u32] = &mut ids;
-    let mut per_file = Vec::with_capacity(files.len());
-    for fi in 0..files.len() {
-        let (head, tail) = rest.split_at_mut(starts[fi + 1] - starts[fi]);
-        per_file.push((fi, head));
-        rest = tail;
-    }
-    per_file.into_par_iter().for_each(|(fi, out)| {
-        if skip[fi] {
-            return;
-        }
-        for (id, (name, _)) in out.iter_mut().zip(file_names(&files[fi])) {
+    ids[..total]
+        .par_iter_mut()
+        .zip(&hashes[..total])
+        .for_each(|(id, &h)| {
             if *id != NONE {
-                *id += first[shard_of(hash(name), first.len())];
+                *id += first[shard_of(h, first.len())];
             }
-        }
-    });
+        });
     ids
 }
 
