@@ -91,12 +91,18 @@ fn outline_with(
     let defined = DefinedFile::read(root, file, dialect)?;
     let spans: Vec<(usize, usize)> = defined.defs.iter().map(|d| (d.start, d.end)).collect();
     let holders = holders(&spans);
+    let exports = defined
+        .tree
+        .as_ref()
+        .map_or_else(explore::Exports::default, |t| {
+            explore::Exports::of(&defined.source, t.root_node())
+        });
     let mut symbols: Vec<OutlineSymbol> = defined
         .defs
         .iter()
         .zip(&holders)
         .map(|(d, held)| {
-            let (visibility, doc) = explored(&defined, d);
+            let (visibility, doc) = explored(&defined, d, &exports);
             OutlineSymbol {
                 kind: d.kind.to_owned(),
                 name: d.name.clone(),
@@ -131,6 +137,7 @@ fn outline_with(
 fn explored(
     defined: &DefinedFile,
     d: &crate::show::Definition,
+    exports: &explore::Exports,
 ) -> (Option<Visibility>, Option<String>) {
     let (lang, source) = (defined.lang, defined.source.as_str());
     let node = defined
@@ -140,7 +147,7 @@ fn explored(
     let Some(node) = node else {
         return (None, None);
     };
-    let visibility = explore::visibility(lang, source, node, &d.name);
+    let visibility = explore::visibility_in(lang, source, node, &d.name, exports);
     (visibility, explore::doc_line(lang, source, node))
 }
 

@@ -29,7 +29,7 @@ use crate::Language;
 pub use declarations::{Declared, declarations, is_local};
 pub use docs::doc_line;
 pub use imports::{ImportForm, RawImport, imports};
-pub use visibility::{Visibility, visibility};
+pub use visibility::{Exports, Visibility, visibility, visibility_in};
 
 /// Whether [`imports()`] and [`visibility()`] know `lang` (issue 27's list: Python,
 /// JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby, PHP, Kotlin, Swift).

@@ -37,9 +37,75 @@ impl Visibility {
     }
 }
 
+/// The names a JavaScript or TypeScript module exports apart from their declarations
+/// (`export { name }`, `export { name as other }`, `export default name`, `module.exports =
+/// name`): read once per file for [`visibility_in`].
+#[derive(Debug, Default, Clone)]
+pub struct Exports(std::collections::HashSet<String>);
+
+impl Exports {
+    /// The exports of the module whose root node is `program` (none for other languages'
+    /// roots).
+    pub fn of(source: &str, program: Node<'_>) -> Exports {
+        let mut names = std::collections::HashSet::new();
+        for statement in named_children(program) {
+            names.extend(exported_by(source, statement));
+        }
+        Exports(names)
+    }
+}
+
+/// What one top-level statement exports apart from a declaration.
+fn exported_by(source: &str, statement: Node<'_>) -> Vec<String> {
+    match statement.kind() {
+        "export_statement" if statement.child_by_field_name("declaration").is_none() => {
+            let clause = named_children(statement).find(|c| c.kind() == "export_clause");
+            let specs = clause.into_iter().flat_map(named_children);
+            let named = specs.filter_map(|spec| spec.child_by_field_name("name"));
+            let default = statement.child_by_field_name("value");
+            named
+                .chain(default)
+                .map(|n| text(source, n).to_owned())
+                .collect()
+        }
+        "expression_statement" => {
+            let Some(a) = statement
+                .named_child(0)
+                .filter(|a| a.kind() == "assignment_expression")
+            else {
+                return Vec::new();
+            };
+            let left = a.child_by_field_name("left").map(|l| text(source, l));
+            let right = a
+                .child_by_field_name("right")
+                .map(|r| text(source, r).to_owned());
+            right
+                .filter(|_| left == Some("module.exports"))
+                .into_iter()
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The visibility of the definition `name` declared by `node` (from
-/// [`super::definition_node`]); `None` where `lang` is not explored.
+/// [`super::definition_node`]); `None` where `lang` is not explored. Reads the module's
+/// exports anew: [`visibility_in`] takes them read once.
 pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> Option<Visibility> {
+    let root = std::iter::successors(Some(node), |n| n.parent())
+        .last()
+        .unwrap_or(node);
+    visibility_in(lang, source, node, name, &Exports::of(source, root))
+}
+
+/// [`visibility`], with the module's [`Exports`] read once for all its definitions.
+pub fn visibility_in(
+    lang: Language,
+    source: &str,
+    node: Node<'_>,
+    name: &str,
+    exports: &Exports,
+) -> Option<Visibility> {
     use Language::*;
     // A package, a namespace or a Rust `impl` has no visibility of its own.
     let kind = node.kind();
@@ -49,7 +115,7 @@ pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> O
     Some(match lang {
         Python => python(name),
         Go => go(name),
-        JavaScript | TypeScript | Tsx => javascript(source, node, name),
+        JavaScript | TypeScript | Tsx => javascript(source, node, name, exports),
         Rust => rust(source, node),
         Java => java(source, node),
         Kotlin => keyword(source, node, "modifiers").unwrap_or(Visibility::Public),
@@ -83,7 +149,7 @@ fn go(name: &str) -> Visibility {
 
 /// `export` makes a module's name exported; a class member is public unless marked
 /// `private`/`protected` or named `#x`.
-fn javascript(source: &str, node: Node<'_>, name: &str) -> Visibility {
+fn javascript(source: &str, node: Node<'_>, name: &str, exports: &Exports) -> Visibility {
     let member = matches!(
         node.kind(),
         "method_definition"
@@ -104,7 +170,7 @@ fn javascript(source: &str, node: Node<'_>, name: &str) -> Visibility {
         match up {
             Some(p) if p.kind() == "export_statement" => return Visibility::Exported,
             Some(p) if p.kind() == "program" => {
-                return if exported_later(source, p, name) {
+                return if exports.0.contains(name) {
                     Visibility::Exported
                 } else {
                     Visibility::Private
@@ -115,33 +181,6 @@ fn javascript(source: &str, node: Node<'_>, name: &str) -> Visibility {
         }
     }
     Visibility::Private
-}
-
-/// Whether a statement of `program` exports `name` apart from its declaration:
-/// `export { name }`, `export { name as other }`, `export default name`, `module.exports =
-/// name`.
-fn exported_later(source: &str, program: Node<'_>, name: &str) -> bool {
-    named_children(program).any(|statement| match statement.kind() {
-        "export_statement" if statement.child_by_field_name("declaration").is_none() => {
-            let default = statement.child_by_field_name("value");
-            let clause = named_children(statement).find(|c| c.kind() == "export_clause");
-            let named = clause.is_some_and(|c| {
-                named_children(c).any(|spec| {
-                    spec.child_by_field_name("name")
-                        .is_some_and(|n| text(source, n) == name)
-                })
-            });
-            named || default.is_some_and(|v| text(source, v) == name)
-        }
-        "expression_statement" => statement.named_child(0).is_some_and(|a| {
-            let left = a.child_by_field_name("left").map(|l| text(source, l));
-            let right = a.child_by_field_name("right").map(|r| text(source, r));
-            a.kind() == "assignment_expression"
-                && left == Some("module.exports")
-                && right == Some(name)
-        }),
-        _ => false,
-    })
 }
 
 /// `pub` is public, `pub(…)` internal (`pub(self)` private); items of a trait and of a
