@@ -58,8 +58,7 @@ impl Manifests {
         let mut names: Vec<String> = READERS.iter().map(|(n, _)| (*n).to_owned()).collect();
         names.extend(gemspecs_and_csprojs(&root.join(dir)));
         for name in names {
-            let path = root.join(dir).join(&name);
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Some(text) = read_inside(root, &dir.join(&name)) else {
                 continue;
             };
             let mut found = Found::default();
@@ -87,6 +86,21 @@ impl Manifests {
             .map(|(_, file)| file.as_str())
     }
 }
+
+/// The text of the manifest at `rel` (relative to `root`): nothing when it is missing,
+/// lies outside the root (a symlink out of it), is over [`MANIFEST_BYTES`] or is not
+/// UTF-8.
+fn read_inside(root: &Path, rel: &Path) -> Option<String> {
+    let path = crate::guard::inside_root(root, root, rel)?;
+    let size = path.metadata().ok()?.len();
+    if size > MANIFEST_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// The largest manifest read.
+const MANIFEST_BYTES: u64 = 1 << 20;
 
 /// The reader of the manifest file `name`.
 fn reader_for(name: &str) -> Reader {
@@ -356,6 +370,20 @@ mod tests {
         let mut found = Found::default();
         reader(text, &mut found);
         (found.deps, found.own)
+    }
+
+    #[test]
+    fn a_manifest_outside_the_root_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("repo");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(base.join("secret.txt"), "leaked\n").unwrap();
+        std::os::unix::fs::symlink(base.join("secret.txt"), root.join("requirements.txt")).unwrap();
+        std::fs::write(root.join("Gemfile"), "gem 'rack'\n").unwrap();
+        let read = Manifests::read(&root, Path::new(""));
+        let names: Vec<&str> = read.deps.iter().map(|(d, _)| d.as_str()).collect();
+        assert_eq!(names, ["rack"]);
     }
 
     #[test]
