@@ -73,6 +73,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             failed = below;
         }
     }
+    let languages = sets.get("all").map_or(0, BTreeMap::len);
+    if only.is_empty() && languages < LANGUAGES {
+        failed.push(format!(
+            "cases of {languages} languages, fewer than {LANGUAGES}"
+        ));
+    }
     if gate && !failed.is_empty() {
         bail!(
             "outline-quality: below the thresholds: {}",
@@ -82,16 +88,27 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The case directories, sorted.
+/// The case directories, sorted; a directory without its labels is an error, not a
+/// case left out.
 fn cases(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| Some(e.ok()?.path()))
-        .filter(|p| p.join("labels.json").is_file())
+        .filter(|p| p.is_dir())
         .collect();
     out.sort();
+    for case in &out {
+        ensure!(
+            case.join("labels.json").is_file() && case.join("case.json").is_file(),
+            "{} has no labels.json or case.json",
+            case.display()
+        );
+    }
     Ok(out)
 }
+
+/// Languages the gate needs cases of (issue 27: at least 12).
+const LANGUAGES: usize = 12;
 
 fn file_name(path: &Path) -> String {
     path.file_name()
@@ -139,8 +156,6 @@ struct Score {
     imports_right: usize,
     imports_labelled: usize,
     cases: usize,
-    /// Per case: (recall, precision), for the macro average.
-    per_case: Vec<(f64, f64)>,
 }
 
 impl Score {
@@ -153,7 +168,6 @@ impl Score {
         self.imports_right += other.imports_right;
         self.imports_labelled += other.imports_labelled;
         self.cases += other.cases;
-        self.per_case.extend_from_slice(&other.per_case);
     }
 
     fn recall(&self) -> f64 {
@@ -249,7 +263,6 @@ fn compare(outlined: &FileOutline, labels: &Labels) -> Score {
             score.imports_right += usize::from(import.category.as_str() == label.category);
         }
     }
-    score.per_case.push((score.recall(), score.precision()));
     score
 }
 
@@ -281,8 +294,9 @@ fn report(scores: &BTreeMap<String, Score>) -> Vec<String> {
     let n = scores.len() as f64;
     let macro_recall = scores.values().map(Score::recall).sum::<f64>() / n;
     let macro_precision = scores.values().map(Score::precision).sum::<f64>() / n;
-    let visibility = ratio(total.visibility_right, total.visibility_scored);
-    let imports = ratio(total.imports_right, total.imports_labelled);
+    // Nothing labelled scores nothing: an empty denominator fails, never counts as 1.
+    let visibility = scored(total.visibility_right, total.visibility_scored);
+    let imports = scored(total.imports_right, total.imports_labelled);
     println!(
         "\nmicro: recall {:.3}, precision {:.3} (≥ {MICRO}); macro over languages: recall \
          {macro_recall:.3}, precision {macro_precision:.3} (≥ {MACRO}); visibility accuracy \
@@ -312,6 +326,15 @@ fn report(scores: &BTreeMap<String, Score>) -> Vec<String> {
         }
     );
     failed
+}
+
+/// `right / of`, or 0 when nothing was scored.
+fn scored(right: usize, of: usize) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        right as f64 / of as f64
+    }
 }
 
 fn accuracy(right: usize, of: usize) -> String {

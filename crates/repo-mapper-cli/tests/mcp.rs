@@ -774,7 +774,7 @@ async fn outline_lists_what_files_define_within_the_cap() {
         &call(
             &client,
             "outline",
-            json!({"project_root": root, "paths": paths, "max_tokens": 60}),
+            json!({"project_root": root, "paths": paths, "max_tokens": 100}),
         )
         .await,
     );
@@ -784,6 +784,13 @@ async fn outline_lists_what_files_define_within_the_cap() {
         "{capped}"
     );
     assert!(capped["outline"].as_str().unwrap().contains("more\n"));
+    let tiny = json!({"project_root": root, "paths": paths, "max_tokens": 20});
+    let tiny = call(&client, "outline", tiny).await;
+    assert_eq!(
+        tiny.is_error,
+        Some(true),
+        "a cap that holds no line says so"
+    );
     let missing = call(
         &client,
         "outline",
@@ -839,5 +846,11 @@ async fn outline_pages_follow_their_cursors() {
         Some(true),
         "a cursor names its request's paths"
     );
+    // An edit between pages makes the cursor stale: an error, not lines skipped.
+    let user = dir.path().join("app/models/user.py");
+    let text = std::fs::read_to_string(&user).unwrap();
+    std::fs::write(&user, format!("{text}\ndef added():\n    pass\n")).unwrap();
+    let stale = call(&client, "outline", request.clone()).await;
+    assert_eq!(stale.is_error, Some(true), "a cursor from before an edit");
     client.cancel().await.unwrap();
 }

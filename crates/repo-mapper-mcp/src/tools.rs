@@ -164,14 +164,18 @@ impl Tools {
         let outlines = outlines(&root, &p.paths, Dialect::Default)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let request = outline_request_hash(&root, &outlines);
         let from = match p.cursor.as_deref() {
             None => 0,
-            Some(cursor) => parse_outline_cursor(cursor, &p.paths)?,
+            Some(cursor) => parse_outline_cursor(cursor, request)?,
         };
         let page = outline_page(&outlines, Some((cap, Tokenizer::default())), from);
-        if from > 0 && page.next == Some(from) {
+        if from > 0 && from >= page.lines {
+            return fail(format!("cursor {from} is past the outline's end"));
+        }
+        if page.next == Some(from) {
             return fail(format!(
-                "max_tokens {cap} cannot hold one more line of this outline"
+                "max_tokens {cap} cannot hold one line of this outline"
             ));
         }
         let (text, shown) = (page.text, page.shown);
@@ -191,11 +195,7 @@ impl Tools {
         Ok(to_value(&OutlineOutput {
             outline: text,
             files,
-            // A first page that holds no line has no next one: a cursor would not move.
-            next_cursor: page
-                .next
-                .filter(|&at| at > from)
-                .map(|at| outline_cursor(at, &p.paths)),
+            next_cursor: page.next.map(|at| outline_cursor(at, request)),
         }))
     }
 
@@ -328,14 +328,16 @@ fn parse_cursor(cursor: &str) -> Result<usize, ToolError> {
     }
 }
 
-/// The cursor of the outline page that starts at line `at` for `paths`: it names them
-/// (a hash), so that it is not taken for another request's.
-fn outline_cursor(at: usize, paths: &[String]) -> String {
-    format!("o{at}.{:016x}", paths_hash(paths))
+/// The cursor of the outline page that starts at line `at` of the request hashed as
+/// `request` ([`outline_request_hash`]).
+fn outline_cursor(at: usize, request: u64) -> String {
+    format!("o{at}.{request:016x}")
 }
 
-/// The line an [`outline_cursor`] for `paths` starts at.
-fn parse_outline_cursor(cursor: &str, paths: &[String]) -> Result<usize, ToolError> {
+/// The line an [`outline_cursor`] starts at, if it was given for this request (the same
+/// root and paths, the files as they were: a cursor from before an edit would skip or
+/// repeat lines) and points inside it.
+fn parse_outline_cursor(cursor: &str, request: u64) -> Result<usize, ToolError> {
     let parsed = cursor.strip_prefix('o').and_then(|rest| {
         let (at, hash) = rest.split_once('.')?;
         Some((
@@ -344,18 +346,27 @@ fn parse_outline_cursor(cursor: &str, paths: &[String]) -> Result<usize, ToolErr
         ))
     });
     match parsed {
-        Some((at, hash)) if hash == paths_hash(paths) => Ok(at),
+        Some((at, hash)) if hash == request => Ok(at),
         _ => fail(format!(
-            "cursor {cursor:?} is not one this server gave for these paths"
+            "cursor {cursor:?} is not one this server gave for these paths as they are now"
         )),
     }
 }
 
-/// A hash of a request's paths that is the same in every process (FNV-1a).
-fn paths_hash(paths: &[String]) -> u64 {
+/// A hash of an outline request that is the same in every process (FNV-1a): the root,
+/// each file's name, and what it holds (lines, symbols, imports).
+fn outline_request_hash(root: &Path, outlines: &[repo_mapper::FileOutline]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in paths.iter().flat_map(|p| p.bytes().chain([0])) {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    let mut eat = |bytes: &[u8]| {
+        for &byte in bytes.iter().chain(&[0]) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(root.as_os_str().as_encoded_bytes());
+    for o in outlines {
+        eat(o.file.as_bytes());
+        let imports = o.imports.as_ref().map_or(usize::MAX, Vec::len);
+        eat(format!("{} {} {imports}", o.lines, o.symbols.len()).as_bytes());
     }
     hash
 }

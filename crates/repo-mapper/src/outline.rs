@@ -245,6 +245,8 @@ pub struct OutlinePage {
     pub shown: Vec<OutlineShown>,
     /// Where the next page starts, when lines are left: pass it as `from`.
     pub next: Option<usize>,
+    /// How many lines the outlines have in all (pages end there).
+    pub lines: usize,
 }
 
 /// The page of `outlines` that starts at line `from` of their whole order (top-level
@@ -295,6 +297,7 @@ pub fn outline_page(
         text: text_of(count),
         shown,
         next,
+        lines: order.len(),
     }
 }
 

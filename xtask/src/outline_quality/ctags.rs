@@ -104,6 +104,16 @@ fn ctags(root: &Path, files: &[String]) -> Result<BTreeMap<String, Vec<CtagsTag>
         .args(files)
         .output()
         .context("running ctags (Debian package universal-ctags)")?;
+    if !out.status.success() {
+        bail!(
+            "ctags failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        );
+    }
     let mut tags: BTreeMap<String, Vec<CtagsTag>> = BTreeMap::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(tag) = serde_json::from_str::<serde_json::Value>(line) else {
@@ -175,14 +185,21 @@ fn print(tallies: &BTreeMap<String, Tally>) {
     println!("| language | files | ours | ctags | agree | of ours | of ctags |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for (language, t) in tallies {
+        let share = |n: usize| {
+            if n == 0 {
+                "n/a".to_owned()
+            } else {
+                format!("{:.3}", t.agree as f64 / n as f64)
+            }
+        };
         println!(
-            "| {language} | {} | {} | {} | {} | {:.3} | {:.3} |",
+            "| {language} | {} | {} | {} | {} | {} | {} |",
             t.files,
             t.ours,
             t.theirs,
             t.agree,
-            super::ratio(t.agree, t.ours),
-            super::ratio(t.agree, t.theirs)
+            share(t.ours),
+            share(t.theirs)
         );
     }
     for (language, t) in tallies {
