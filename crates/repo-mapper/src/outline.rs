@@ -17,7 +17,9 @@ use crate::tokens::Tokenizer;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct OutlineSymbol {
-    /// What the language's tag query calls it: `function`, `class`, `method`, …
+    /// What it is: the tag query's sub-kind (`function`, `class`, `method`, …), or for a
+    /// declaration found in the tree, its kind there (`field`, `constant`, `enum_member`,
+    /// `impl`, `module`, …).
     pub kind: String,
     /// The defined name.
     pub name: String,
@@ -89,27 +91,22 @@ fn outline_with(
     dialect: Dialect,
 ) -> Result<FileOutline, ShowError> {
     let defined = DefinedFile::read(root, file, dialect)?;
-    let spans: Vec<(usize, usize)> = defined.defs.iter().map(|d| (d.start, d.end)).collect();
+    // Locals are `show_symbol`'s, not an outline's.
+    let defs: Vec<&crate::show::Definition> = defined.defs.iter().filter(|d| !d.local).collect();
+    let spans: Vec<(usize, usize)> = defs.iter().map(|d| (d.start, d.end)).collect();
     let holders = holders(&spans);
-    let exports = defined
-        .tree
-        .as_ref()
-        .map_or_else(explore::Exports::default, |t| {
-            explore::Exports::of(&defined.source, t.root_node())
-        });
-    let mut symbols: Vec<OutlineSymbol> = defined
-        .defs
+    let mut symbols: Vec<OutlineSymbol> = defs
         .iter()
         .zip(&holders)
         .map(|(d, held)| {
-            let (visibility, doc) = explored(&defined, d, &exports);
+            let (visibility, doc) = explored(&defined, d);
             OutlineSymbol {
                 kind: d.kind.to_owned(),
                 name: d.name.clone(),
                 signature: signature(&defined.context, d.start, d.row, d.end),
                 start_line: d.start + 1,
                 end_line: d.end + 1,
-                parent: held.last().map(|&h| defined.defs[h].name.clone()),
+                parent: held.last().map(|&h| defs[h].name.clone()),
                 depth: held.len(),
                 visibility,
                 doc,
@@ -137,17 +134,16 @@ fn outline_with(
 fn explored(
     defined: &DefinedFile,
     d: &crate::show::Definition,
-    exports: &explore::Exports,
 ) -> (Option<Visibility>, Option<String>) {
     let (lang, source) = (defined.lang, defined.source.as_str());
-    let node = defined
-        .tree
-        .as_ref()
-        .and_then(|t| explore::definition_node(lang, source, t, d.row, &d.name));
+    let node = defined.tree.as_ref().and_then(|t| {
+        let line = defined.context.line(d.row)?;
+        explore::definition_node_on(lang, t, (d.row, line), &d.name)
+    });
     let Some(node) = node else {
         return (None, None);
     };
-    let visibility = explore::visibility_in(lang, source, node, &d.name, exports);
+    let visibility = explore::visibility_in(lang, source, node, &d.name, &defined.facts);
     (visibility, explore::doc_line(lang, source, node))
 }
 
@@ -161,7 +157,12 @@ fn holders(spans: &[(usize, usize)]) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); spans.len()];
     for i in order {
         let (start, end) = spans[i];
-        while open.last().is_some_and(|&j| spans[j].1 < start) {
+        // Spans that ended before this one starts, or at its first line while it goes
+        // on (a chain of `} function a1() {` lines), hold nothing from here on.
+        while open
+            .last()
+            .is_some_and(|&j| spans[j].1 < start || (spans[j].1 == start && start < end))
+        {
             open.pop();
         }
         out[i] = open

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use repo_mapper_render::TreeContext;
-use repo_mapper_tags::explore::{self, Declared};
+use repo_mapper_tags::explore::{self, Declared, FileFacts};
 use repo_mapper_tags::{
     Dialect, Language, Limits, TagKind, extract_source, parse_within, read_source,
 };
@@ -123,10 +123,13 @@ const NAMES_LISTED: usize = 12;
 /// counted): whole definitions first, then one cut at a line, then none. Nothing outside
 /// the root is read.
 ///
-/// A definition is the smallest syntax node that starts where its tag's line's text starts
-/// and reaches past that line (trailing blank lines left out); a definition whose node
-/// starts a line or two above (a C function whose return type has a line of its own) is
-/// shown from there. Without a tree (the parse ran out of time) a definition is its line.
+/// The definitions are the tag query's and the declarations the tree holds beyond them
+/// ([`repo_mapper_tags::explore::declarations`]). A definition spans its declaration node
+/// (the one its name names, in the languages explored: trailing blank lines left out);
+/// elsewhere the smallest syntax node that starts where its tag's line's text starts and
+/// reaches past that line, or one starting a line or two above (a C function whose return
+/// type has a line of its own). Without a tree (the parse ran out of time) a definition is
+/// its line.
 pub fn show_symbol(
     root: &Path,
     target: &SymbolTarget,
@@ -158,6 +161,8 @@ pub(crate) struct DefinedFile {
     pub(crate) source: String,
     /// Its syntax tree (`None` when the parse ran out of time).
     pub(crate) tree: Option<tree_sitter::Tree>,
+    /// What the tree says about each declaration's surroundings (empty without a tree).
+    pub(crate) facts: FileFacts,
 }
 
 /// One definition of a [`DefinedFile`]: rows 0-based.
@@ -169,6 +174,9 @@ pub(crate) struct Definition {
     pub(crate) row: usize,
     pub(crate) start: usize,
     pub(crate) end: usize,
+    /// A local (a variable in a function's body) or a function expression's own name:
+    /// `show_symbol` finds it, an outline leaves it out.
+    pub(crate) local: bool,
 }
 
 impl DefinedFile {
@@ -185,12 +193,10 @@ impl DefinedFile {
         };
         let mut tags = definitions(&source, lang, (&rel, &path), dialect);
         let tree = parse_within(lang, &source, &Limits::default());
-        if let Some(tree) = &tree {
-            with_declarations(&mut tags, explore::declarations(lang, &source, tree));
-            tags.retain(|(name, row, _)| {
-                let node = explore::definition_node(lang, &source, tree, *row, name);
-                !node.is_some_and(explore::is_local)
-            });
+        let facts = tree.as_ref().map(|t| FileFacts::of(lang, &source, t));
+        if let (Some(tree), Some(facts)) = (&tree, &facts) {
+            let declared = explore::declarations_in(lang, &source, tree, facts);
+            with_declarations(&mut tags, declared);
         }
         // Only the lines: the extents come from `tree` (no second parse for scopes).
         let context = TreeContext::new(source.as_str(), None, dialect);
@@ -198,22 +204,30 @@ impl DefinedFile {
         let defs = tags
             .into_iter()
             .map(|(name, row, kind)| {
+                let node = tree.as_ref().and_then(|t| {
+                    let line = context.line(row)?;
+                    explore::definition_node_on(lang, t, (row, line), &name)
+                });
                 // Its declaration's node where the language is explored, else the node
                 // its line starts; without a tree (the parse ran out of time) its line.
-                let (start, end) = tree
-                    .as_ref()
-                    .and_then(|t| {
-                        declaration_extent(lang, &source, t, row, &name)
-                            .or_else(|| node_extent(t, &context, row, &starts))
+                let (start, end) = node
+                    .and_then(|n| node_rows(n, row))
+                    .or_else(|| {
+                        tree.as_ref()
+                            .and_then(|t| node_extent(t, &context, row, &starts))
                     })
                     .unwrap_or((row, row));
                 let end = without_trailing_blanks(&context, start, end);
+                let local = node
+                    .zip(facts.as_ref())
+                    .is_some_and(|(n, f)| explore::is_local(n, f));
                 Definition {
                     name,
                     kind,
                     row,
                     start,
                     end,
+                    local,
                 }
             })
             .collect();
@@ -224,6 +238,7 @@ impl DefinedFile {
             defs,
             source,
             tree,
+            facts: facts.unwrap_or_default(),
         })
     }
 }
@@ -261,16 +276,9 @@ fn with_declarations(tags: &mut Vec<(String, usize, &'static str)>, declared: Ve
     );
 }
 
-/// The rows of the declaration of `name` on `row` ([`explore::definition_node`]), its
-/// last row the one before its end where it ends at a line's start.
-fn declaration_extent(
-    lang: Language,
-    source: &str,
-    tree: &tree_sitter::Tree,
-    row: usize,
-    name: &str,
-) -> Option<(usize, usize)> {
-    let node = explore::definition_node(lang, source, tree, row, name)?;
+/// The rows of the declaration node `node` whose name is on `row`: its last row the one
+/// before its end where it ends at a line's start; `None` if they do not hold `row`.
+fn node_rows(node: tree_sitter::Node<'_>, row: usize) -> Option<(usize, usize)> {
     let (start, end) = (node.start_position(), node.end_position());
     let last = if end.column == 0 && end.row > start.row {
         end.row - 1
@@ -558,6 +566,19 @@ def get(path):
         assert_eq!((first[0].start_line, first[0].end_line), (2, 3));
         let class = show(&root, "a.py#A").unwrap();
         assert_eq!((class[0].start_line, class[0].end_line), (1, 6));
+    }
+
+    /// What the map shows, `show` finds: a tag inside a function's body (the common
+    /// `(function () { … })()` wrapper) is a definition here, though an outline leaves
+    /// locals out.
+    #[test]
+    fn a_definition_inside_a_wrapper_function_is_found() {
+        let (_dir, root) = repo();
+        let code = "(function () {\n  var helper = function () {\n    return 1;\n  };\n  function main() {\n    return helper();\n  }\n})();\n";
+        fs::write(root.join("lib.js"), code).unwrap();
+        let helper = show(&root, "lib.js#helper").unwrap();
+        assert_eq!((helper[0].start_line, helper[0].end_line), (2, 4));
+        assert!(show(&root, "lib.js#main").is_ok());
     }
 
     #[test]

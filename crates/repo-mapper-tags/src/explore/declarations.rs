@@ -7,6 +7,7 @@
 
 use tree_sitter::{Node, Tree};
 
+use super::facts::FileFacts;
 use super::{declares, named_children, preorder, text};
 use crate::Language;
 
@@ -26,11 +27,22 @@ pub struct Declared {
 /// The declarations of `source` (parsed as `tree`) in preorder; empty where `lang` is
 /// not explored.
 pub fn declarations(lang: Language, source: &str, tree: &Tree) -> Vec<Declared> {
+    declarations_in(lang, source, tree, &FileFacts::of(lang, source, tree))
+}
+
+/// [`declarations`], with the file's [`FileFacts`] read once.
+pub fn declarations_in(
+    lang: Language,
+    source: &str,
+    tree: &Tree,
+    facts: &FileFacts,
+) -> Vec<Declared> {
     if !super::explores(lang) {
         return Vec::new();
     }
+    let outside_bodies = |n: &Node<'_>| facts.around(*n).is_some_and(|a| !a.in_callable);
     preorder(tree)
-        .filter(|n| declares(lang, n.kind()) && !in_body(n))
+        .filter(|n| declares(lang, n.kind()) && outside_bodies(n))
         .filter(|n| wanted(lang, source, *n))
         .flat_map(|n| {
             let names = match n.kind() {
@@ -112,8 +124,9 @@ fn wanted(lang: Language, source: &str, node: Node<'_>) -> bool {
 /// Whether the declaration `node` (from [`super::definition_node`]) is a local: a
 /// variable, constant or field declared inside a callable's body. Outlines leave locals
 /// out even where a tag query captures them.
-pub fn is_local(node: Node<'_>) -> bool {
-    let data = matches!(kind_of(node), "variable" | "constant" | "field") && in_body(&node);
+pub fn is_local(node: Node<'_>, facts: &FileFacts) -> bool {
+    let in_body = facts.around(node).is_some_and(|a| a.in_callable);
+    let data = matches!(kind_of(node), "variable" | "constant" | "field") && in_body;
     data || unbound_expression(node)
 }
 
@@ -134,13 +147,8 @@ fn unbound_expression(node: Node<'_>) -> bool {
     matches!(node.kind(), "function_expression" | "function") && !bound
 }
 
-/// Whether `node` lies inside a callable's body.
-fn in_body(node: &Node<'_>) -> bool {
-    std::iter::successors(node.parent(), |p| p.parent()).any(|p| callable(p.kind()))
-}
-
 /// Whether a node of `kind` is a callable with a body.
-fn callable(kind: &str) -> bool {
+pub(super) fn callable(kind: &str) -> bool {
     let signature = kind.contains("signature") || kind.ends_with("_type");
     let body = [
         "function",
@@ -380,10 +388,11 @@ mod tests {
     fn a_variable_in_a_body_is_local() {
         let go = "package p\nvar v = 1\nfunc F() {\n\tvar x int\n}\n";
         let tree = parse_within(Language::Go, go, &Limits::default()).unwrap();
+        let facts = FileFacts::of(Language::Go, go, &tree);
         let node =
             |row, name| super::super::definition_node(Language::Go, go, &tree, row, name).unwrap();
-        assert!(!is_local(node(1, "v")));
-        assert!(is_local(node(3, "x")));
-        assert!(!is_local(node(2, "F")));
+        assert!(!is_local(node(1, "v"), &facts));
+        assert!(is_local(node(3, "x"), &facts));
+        assert!(!is_local(node(2, "F"), &facts));
     }
 }

@@ -61,7 +61,11 @@ fn outermost(node: Node<'_>) -> Node<'_> {
                 | "ambient_declaration"
         );
         // Go's `type ( … )` groups: a spec's own comment sits above it, inside the group.
-        if !wraps || parent.named_child_count() > 2 {
+        let go_group = matches!(
+            parent.kind(),
+            "type_declaration" | "const_declaration" | "var_declaration"
+        ) && parent.named_child_count() > 1;
+        if !wraps || go_group {
             break;
         }
         at = parent;
@@ -82,7 +86,8 @@ fn comments_above<'s>(lang: Language, source: &'s str, node: Node<'_>) -> Vec<&'
         if !adjacent {
             break;
         }
-        if kind.contains("comment") {
+        // A comment after code on its line (`x = 1 // how many`) is that code's.
+        if kind.contains("comment") && starts_its_line(source, sibling) {
             out.push(text(source, sibling));
         } else if !is_attribute(lang, kind) {
             break;
@@ -92,6 +97,13 @@ fn comments_above<'s>(lang: Language, source: &'s str, node: Node<'_>) -> Vec<&'
     }
     out.reverse();
     out
+}
+
+/// Whether only spaces stand before `node` on its first line.
+fn starts_its_line(source: &str, node: Node<'_>) -> bool {
+    let start = node.start_byte().min(source.len());
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    source[line_start..start].trim().is_empty()
 }
 
 /// Whether a sibling of `kind` belongs to the declaration after it (an attribute).
@@ -172,5 +184,16 @@ mod tests {
         );
         let rb = "# Greets.\ndef hi; end\n";
         assert_eq!(doc(Language::Ruby, rb, 2, "hi").as_deref(), Some("Greets."));
+        // A trailing comment of the line above is not a doc.
+        let go = "package a\n\nvar count = 1 // how many\nfunc Reset() {}\n";
+        assert_eq!(doc(Language::Go, go, 4, "Reset"), None);
+        let c = "int a; /* the a */\nint b(void) { return 0; }\n";
+        assert_eq!(doc(Language::C, c, 2, "b"), None);
+        // Comments above several decorators.
+        let py = "# Handles it.\n@a\n@b\ndef f():\n    pass\n";
+        assert_eq!(
+            doc(Language::Python, py, 4, "f").as_deref(),
+            Some("Handles it.")
+        );
     }
 }

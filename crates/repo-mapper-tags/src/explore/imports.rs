@@ -40,10 +40,11 @@ pub fn imports(lang: Language, source: &str, tree: &Tree) -> Option<Vec<RawImpor
         return None;
     }
     let mut out: Vec<RawImport> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for node in preorder(tree) {
         for (module, form) in of_node(lang, source, node) {
             let module = module.split_whitespace().collect::<Vec<_>>().join(" ");
-            if module.is_empty() || out.iter().any(|i| i.module == module && i.form == form) {
+            if module.is_empty() || !seen.insert((module.clone(), form)) {
                 continue;
             }
             let line = node.start_position().row + 1;

@@ -19,6 +19,7 @@
 
 mod declarations;
 mod docs;
+mod facts;
 mod imports;
 mod visibility;
 
@@ -26,10 +27,11 @@ use tree_sitter::{Node, Point, Tree};
 
 use crate::Language;
 
-pub use declarations::{Declared, declarations, is_local};
+pub use declarations::{Declared, declarations, declarations_in, is_local};
 pub use docs::doc_line;
+pub use facts::FileFacts;
 pub use imports::{ImportForm, RawImport, imports};
-pub use visibility::{Exports, Visibility, visibility, visibility_in};
+pub use visibility::{Visibility, visibility, visibility_in};
 
 /// Whether [`imports()`] and [`visibility()`] know `lang` (issue 27's list: Python,
 /// JavaScript/TypeScript, Go, Rust, Java, C/C++, C#, Ruby, PHP, Kotlin, Swift).
@@ -57,7 +59,8 @@ pub fn explores(lang: Language) -> bool {
 /// The declaration node of the definition of `name` whose tag is on `row` (0-based): the
 /// nearest node holding the name's first occurrence on that row whose kind declares
 /// something in `lang`. `None` when the row does not hold the name or no such node is
-/// near (at most [`MAX_CLIMB`] parents up).
+/// near (at most [`MAX_CLIMB`] parents up). It finds the row's text in `source` from the
+/// start: [`definition_node_on`] takes the row's text, for many definitions of one file.
 pub fn definition_node<'t>(
     lang: Language,
     source: &str,
@@ -65,7 +68,16 @@ pub fn definition_node<'t>(
     row: usize,
     name: &str,
 ) -> Option<Node<'t>> {
-    let line = source.lines().nth(row)?;
+    definition_node_on(lang, tree, (row, source.lines().nth(row)?), name)
+}
+
+/// [`definition_node`], given the row and its text (`line`, without its line ending).
+pub fn definition_node_on<'t>(
+    lang: Language,
+    tree: &'t Tree,
+    (row, line): (usize, &str),
+    name: &str,
+) -> Option<Node<'t>> {
     let mut fallback = None;
     for column in words_at(line, name) {
         let (start, end) = (

@@ -2,6 +2,7 @@
 
 use tree_sitter::Node;
 
+use super::facts::FileFacts;
 use super::{named_children, text};
 use crate::Language;
 
@@ -37,26 +38,8 @@ impl Visibility {
     }
 }
 
-/// The names a JavaScript or TypeScript module exports apart from their declarations
-/// (`export { name }`, `export { name as other }`, `export default name`, `module.exports =
-/// name`): read once per file for [`visibility_in`].
-#[derive(Debug, Default, Clone)]
-pub struct Exports(std::collections::HashSet<String>);
-
-impl Exports {
-    /// The exports of the module whose root node is `program` (none for other languages'
-    /// roots).
-    pub fn of(source: &str, program: Node<'_>) -> Exports {
-        let mut names = std::collections::HashSet::new();
-        for statement in named_children(program) {
-            names.extend(exported_by(source, statement));
-        }
-        Exports(names)
-    }
-}
-
 /// What one top-level statement exports apart from a declaration.
-fn exported_by(source: &str, statement: Node<'_>) -> Vec<String> {
+pub(super) fn exported_by(source: &str, statement: Node<'_>) -> Vec<String> {
     match statement.kind() {
         "export_statement" if statement.child_by_field_name("declaration").is_none() => {
             let clause = named_children(statement).find(|c| c.kind() == "export_clause");
@@ -89,22 +72,29 @@ fn exported_by(source: &str, statement: Node<'_>) -> Vec<String> {
 }
 
 /// The visibility of the definition `name` declared by `node` (from
-/// [`super::definition_node`]); `None` where `lang` is not explored. Reads the module's
-/// exports anew: [`visibility_in`] takes them read once.
+/// [`super::definition_node`]); `None` where `lang` is not explored. Reads the whole
+/// file's [`FileFacts`] anew: [`visibility_in`] takes them read once.
 pub fn visibility(lang: Language, source: &str, node: Node<'_>, name: &str) -> Option<Visibility> {
-    let root = std::iter::successors(Some(node), |n| n.parent())
-        .last()
-        .unwrap_or(node);
-    visibility_in(lang, source, node, name, &Exports::of(source, root))
+    let mut root = node;
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    visibility_in(
+        lang,
+        source,
+        node,
+        name,
+        &FileFacts::of_root(lang, source, root),
+    )
 }
 
-/// [`visibility`], with the module's [`Exports`] read once for all its definitions.
+/// [`visibility`], with the file's [`FileFacts`] read once for all its definitions.
 pub fn visibility_in(
     lang: Language,
     source: &str,
     node: Node<'_>,
     name: &str,
-    exports: &Exports,
+    facts: &FileFacts,
 ) -> Option<Visibility> {
     use Language::*;
     // A package, a namespace or a Rust `impl` has no visibility of its own.
@@ -115,15 +105,15 @@ pub fn visibility_in(
     Some(match lang {
         Python => python(name),
         Go => go(name),
-        JavaScript | TypeScript | Tsx => javascript(source, node, name, exports),
+        JavaScript | TypeScript | Tsx => javascript(source, node, name, facts),
         Rust => rust(source, node),
         Java => java(source, node),
         Kotlin => keyword(source, node, "modifiers").unwrap_or(Visibility::Public),
         Swift => keyword(source, node, "modifiers").unwrap_or(Visibility::Internal),
-        CSharp => csharp(source, node),
+        CSharp => csharp(source, node, facts),
         Php => keyword_child(source, node, "visibility_modifier").unwrap_or(Visibility::Public),
-        C | Cpp => c_like(source, node),
-        Ruby => ruby(source, node, name),
+        C | Cpp => c_like(source, node, facts),
+        Ruby => ruby(source, node, name, facts),
         _ => return None,
     })
 }
@@ -149,7 +139,7 @@ fn go(name: &str) -> Visibility {
 
 /// `export` makes a module's name exported; a class member is public unless marked
 /// `private`/`protected` or named `#x`.
-fn javascript(source: &str, node: Node<'_>, name: &str, exports: &Exports) -> Visibility {
+fn javascript(source: &str, node: Node<'_>, name: &str, facts: &FileFacts) -> Visibility {
     let member = matches!(
         node.kind(),
         "method_definition"
@@ -170,7 +160,7 @@ fn javascript(source: &str, node: Node<'_>, name: &str, exports: &Exports) -> Vi
         match up {
             Some(p) if p.kind() == "export_statement" => return Visibility::Exported,
             Some(p) if p.kind() == "program" => {
-                return if exports.0.contains(name) {
+                return if facts.exports.contains(name) {
                     Visibility::Exported
                 } else {
                     Visibility::Private
@@ -187,21 +177,26 @@ fn javascript(source: &str, node: Node<'_>, name: &str, exports: &Exports) -> Vi
 /// trait's `impl` are public as the trait is; others are private.
 fn rust(source: &str, node: Node<'_>) -> Visibility {
     if let Some(v) = named_children(node).find(|c| c.kind() == "visibility_modifier") {
-        let t: String = text(source, v).split_whitespace().collect();
-        return match t.as_str() {
-            "pub" => Visibility::Public,
-            "pub(self)" => Visibility::Private,
-            _ => Visibility::Internal,
-        };
+        return rust_modifier(source, v);
     }
     let container = node.parent().and_then(|p| p.parent());
     match container.map(|c| (c.kind(), c.child_by_field_name("trait").is_some())) {
         Some(("trait_item", _)) | Some(("impl_item", true)) => Visibility::Public,
         // An enum's variants are as visible as the enum.
         _ if node.kind() == "enum_variant" => container
-            .map(|e| rust(source, e))
-            .unwrap_or(Visibility::Private),
+            .and_then(|e| named_children(e).find(|c| c.kind() == "visibility_modifier"))
+            .map_or(Visibility::Private, |v| rust_modifier(source, v)),
         _ => Visibility::Private,
+    }
+}
+
+/// What a Rust `pub`, `pub(crate)`, `pub(self)`… says.
+fn rust_modifier(source: &str, modifier: Node<'_>) -> Visibility {
+    let t: String = text(source, modifier).split_whitespace().collect();
+    match t.as_str() {
+        "pub" => Visibility::Public,
+        "pub(self)" => Visibility::Private,
+        _ => Visibility::Internal,
     }
 }
 
@@ -221,7 +216,7 @@ fn java(source: &str, node: Node<'_>) -> Visibility {
 
 /// C#'s modifiers; without one, a member of a class or struct is private, of an interface
 /// or enum public, and a type outside any type internal.
-fn csharp(source: &str, node: Node<'_>) -> Visibility {
+fn csharp(source: &str, node: Node<'_>, facts: &FileFacts) -> Visibility {
     let words: Vec<&str> = named_children(node)
         .filter(|c| c.kind() == "modifier")
         .map(|c| text(source, c))
@@ -239,9 +234,7 @@ fn csharp(source: &str, node: Node<'_>) -> Visibility {
     if node.kind() == "enum_member_declaration" {
         return Visibility::Public;
     }
-    let container = std::iter::successors(node.parent(), |p| p.parent())
-        .map(|p| p.kind())
-        .find(|k| k.ends_with("_declaration") || *k == "compilation_unit");
+    let container = facts.around(node).map(|a| a.container);
     match container {
         Some("interface_declaration") => Visibility::Public,
         Some(
@@ -256,34 +249,14 @@ fn csharp(source: &str, node: Node<'_>) -> Visibility {
 
 /// C and C++: a class member's access section (a `class` starts private, a `struct`
 /// public); elsewhere `static` or an anonymous namespace makes a name private.
-fn c_like(source: &str, node: Node<'_>) -> Visibility {
-    if let Some(list) = node
-        .parent()
-        .filter(|p| p.kind() == "field_declaration_list")
-    {
-        let mut access = match list.parent().map(|c| c.kind()) {
-            Some("class_specifier") => Visibility::Private,
-            _ => Visibility::Public,
-        };
-        for sibling in named_children(list) {
-            if sibling.start_byte() >= node.start_byte() {
-                break;
-            }
-            if sibling.kind() == "access_specifier" {
-                access = match text(source, sibling).trim_end_matches(':').trim() {
-                    "private" => Visibility::Private,
-                    "protected" => Visibility::Protected,
-                    _ => Visibility::Public,
-                };
-            }
-        }
-        return access;
+fn c_like(source: &str, node: Node<'_>, facts: &FileFacts) -> Visibility {
+    let around = facts.around(node);
+    if let Some(a) = around.filter(|a| a.parent.1 == "field_declaration_list") {
+        return a.section.unwrap_or(Visibility::Public);
     }
     let is_static = named_children(node)
         .any(|c| c.kind() == "storage_class_specifier" && text(source, c) == "static");
-    let anonymous = std::iter::successors(node.parent(), |p| p.parent())
-        .any(|p| p.kind() == "namespace_definition" && p.child_by_field_name("name").is_none());
-    if is_static || anonymous {
+    if is_static || around.is_some_and(|a| a.anonymous_namespace) {
         Visibility::Private
     } else {
         Visibility::Public
@@ -293,7 +266,7 @@ fn c_like(source: &str, node: Node<'_>) -> Visibility {
 /// Ruby: a method after a bare `private`/`protected`/`public` in its body takes that
 /// access, as does one named by `private :name` or defined by `private def`; a method
 /// defined at the top level is a private method of `Object`.
-fn ruby(source: &str, node: Node<'_>, name: &str) -> Visibility {
+fn ruby(source: &str, node: Node<'_>, name: &str, facts: &FileFacts) -> Visibility {
     // Methods and the accessors `attr_reader` & co. define take the section's access.
     if !matches!(node.kind(), "method" | "call") {
         return Visibility::Public;
@@ -309,44 +282,31 @@ fn ruby(source: &str, node: Node<'_>, name: &str) -> Visibility {
     if node.kind() == "method" && always_private.contains(&name) {
         return Visibility::Private;
     }
-    let Some(body) = node.parent() else {
+    let Some(around) = facts.around(node) else {
         return Visibility::Public;
     };
-    if let Some(call) = Some(body)
-        .filter(|b| b.kind() == "argument_list")
-        .and_then(|b| b.parent())
-    {
-        return ruby_word(call_method(source, call)).unwrap_or(Visibility::Public);
+    let (body, body_kind) = around.parent;
+    if body_kind == "argument_list" {
+        // `private def name`: the call around the definition says.
+        let call = node.parent().and_then(|b| b.parent());
+        return call
+            .and_then(|c| ruby_word(call_method(source, c)))
+            .unwrap_or(Visibility::Public);
     }
-    if body.kind() == "program" {
+    if body_kind == "program" {
         return Visibility::Private;
     }
-    let mut access = Visibility::Public;
-    for sibling in named_children(body) {
-        let before = sibling.start_byte() < node.start_byte();
-        match sibling.kind() {
-            "identifier" if before => {
-                access = ruby_word(Some(text(source, sibling))).unwrap_or(access);
-            }
-            "call" if sibling.id() != node.id() => {
-                let named = sibling.child_by_field_name("arguments").is_some_and(|a| {
-                    named_children(a).any(|s| text(source, s).trim_start_matches(':') == name)
-                });
-                if named && let Some(v) = ruby_word(call_method(source, sibling)) {
-                    return v;
-                }
-            }
-            _ => {}
-        }
-    }
-    access
+    facts
+        .named_access(body, name)
+        .or(around.section)
+        .unwrap_or(Visibility::Public)
 }
 
 fn call_method<'s>(source: &'s str, call: Node<'_>) -> Option<&'s str> {
     call.child_by_field_name("method").map(|m| text(source, m))
 }
 
-fn ruby_word(word: Option<&str>) -> Option<Visibility> {
+pub(super) fn ruby_word(word: Option<&str>) -> Option<Visibility> {
     match word? {
         "private" | "private_class_method" => Some(Visibility::Private),
         "protected" => Some(Visibility::Protected),
@@ -367,6 +327,16 @@ fn keyword(source: &str, node: Node<'_>, holder: &str) -> Option<Visibility> {
 fn keyword_child(source: &str, node: Node<'_>, kind: &str) -> Option<Visibility> {
     let child = named_children(node).find(|c| c.kind() == kind)?;
     word(text(source, child).trim())
+}
+
+/// C++'s access words.
+pub(super) fn access_word(word: &str) -> Option<Visibility> {
+    match word {
+        "private" => Some(Visibility::Private),
+        "protected" => Some(Visibility::Protected),
+        "public" => Some(Visibility::Public),
+        _ => None,
+    }
 }
 
 /// A visibility keyword of Java, Kotlin, Swift, PHP or TypeScript.

@@ -88,12 +88,13 @@ impl Manifests {
 }
 
 /// The text of the manifest at `rel` (relative to `root`): nothing when it is missing,
-/// lies outside the root (a symlink out of it), is over [`MANIFEST_BYTES`] or is not
-/// UTF-8.
+/// lies outside the root (a symlink out of it), is not a regular file (a FIFO), is over
+/// [`MANIFEST_BYTES`] or is not UTF-8.
 fn read_inside(root: &Path, rel: &Path) -> Option<String> {
     let path = crate::guard::inside_root(root, root, rel)?;
-    let size = path.metadata().ok()?.len();
-    if size > MANIFEST_BYTES {
+    let meta = path.metadata().ok()?;
+    // A FIFO or a device would block or never end: regular files only.
+    if !meta.is_file() || meta.len() > MANIFEST_BYTES {
         return None;
     }
     std::fs::read_to_string(path).ok()
@@ -164,20 +165,25 @@ fn requirements(text: &str, found: &mut Found) {
 fn toml_deps(text: &str, found: &mut Found) {
     let mut table = String::new();
     let mut in_array = false;
+    // Open braces of a multi-line inline table: its continuation lines hold its keys.
+    let mut braces: i64 = 0;
     for raw in text.lines() {
         let line = raw.split(" #").next().unwrap_or("").trim();
+        if braces > 0 {
+            braces += brace_balance(line);
+            continue;
+        }
         if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             table = header.trim_matches(|c| c == '[' || c == ']').to_owned();
             in_array = false;
-            if let Some(dep) = dependency_table_key(&table) {
-                found.deps.push(dep);
-            }
+            found.deps.extend(dependency_table_key(&table));
             continue;
         }
         if in_array {
+            let names = quoted(line);
             found
                 .deps
-                .extend(quoted(line).iter().filter_map(|s| requirement_name(s)));
+                .extend(names.iter().filter_map(|s| requirement_name(s)));
             in_array = !line.contains(']');
             continue;
         }
@@ -185,17 +191,30 @@ fn toml_deps(text: &str, found: &mut Found) {
             continue;
         };
         let (key, value) = (key.trim().trim_matches('"'), value.trim());
+        braces = brace_balance(value).max(0);
         if is_dependency_table(&table) {
             found.deps.push(key.to_owned());
         } else if key == "name" && matches!(table.as_str(), "package" | "project") {
             found.own.extend(quoted(value).into_iter().take(1));
         } else if value.starts_with('[') && is_dependency_array(&table, key) {
+            let names = quoted(value);
             found
                 .deps
-                .extend(quoted(value).iter().filter_map(|s| requirement_name(s)));
+                .extend(names.iter().filter_map(|s| requirement_name(s)));
             in_array = !value.contains(']');
         }
     }
+}
+
+/// `{` minus `}` on a line.
+fn brace_balance(line: &str) -> i64 {
+    line.chars()
+        .map(|c| match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// Whether a TOML table lists dependencies by key.
@@ -373,6 +392,17 @@ mod tests {
     }
 
     #[test]
+    fn a_fifo_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let fifo = root.join("requirements.txt");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let read = Manifests::read(&root, Path::new(""));
+        assert!(read.deps.is_empty());
+    }
+
+    #[test]
     fn a_manifest_outside_the_root_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
@@ -388,7 +418,7 @@ mod tests {
 
     #[test]
     fn toml_manifests() {
-        let cargo = "[package]\nname = \"my-tool\"\n\n[dependencies]\nserde = \"1\"\ntokio = { version = \"1\" }\n\n[dependencies.regex]\nversion = \"1\"\n\n[target.'cfg(unix)'.dev-dependencies]\nlibc = \"0.2\"\n";
+        let cargo = "[package]\nname = \"my-tool\"\n\n[dependencies]\nserde = \"1\"\ntokio = { version = \"1\",\n  features = [\"rt\"] }\n\n[dependencies.regex]\nversion = \"1\"\n\n[target.'cfg(unix)'.dev-dependencies]\nlibc = \"0.2\"\n";
         let (d, own) = deps(toml_deps, cargo);
         assert_eq!(d, ["serde", "tokio", "regex", "libc"]);
         assert_eq!(own, ["my-tool"]);

@@ -60,8 +60,70 @@ pub struct Import {
 /// manifests) for the next file.
 pub(crate) struct Resolver {
     root: PathBuf,
-    files: Option<Vec<String>>,
+    files: Option<FileIndex>,
     manifests: HashMap<PathBuf, Manifests>,
+}
+
+/// The repository's files and directories by last name, for suffix lookups that cost a
+/// few candidates, not the whole list.
+struct FileIndex {
+    /// Files (relative, `/`-separated), sorted, by their last name.
+    files: HashMap<String, Vec<String>>,
+    /// Directories holding files, by their last name, in the files' order.
+    dirs: HashMap<String, Vec<String>>,
+}
+
+impl FileIndex {
+    fn new(mut paths: Vec<String>) -> FileIndex {
+        paths.sort_unstable();
+        let mut files: HashMap<String, Vec<String>> = HashMap::new();
+        let mut dirs: HashMap<String, Vec<String>> = HashMap::new();
+        let mut seen_dirs = std::collections::HashSet::new();
+        for path in paths {
+            let mut dir = path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if !seen_dirs.insert(parent.to_owned()) {
+                    break;
+                }
+                let name = parent.rsplit('/').next().unwrap_or(parent);
+                dirs.entry(name.to_owned())
+                    .or_default()
+                    .push(parent.to_owned());
+                dir = parent;
+            }
+            let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
+            files.entry(name).or_default().push(path);
+        }
+        FileIndex { files, dirs }
+    }
+
+    /// The first file whose path is `tail` or ends with `/tail`.
+    fn file_ending(&self, tail: &str) -> Option<&str> {
+        let name = tail.rsplit('/').next()?;
+        let candidates = self.files.get(name)?;
+        candidates
+            .iter()
+            .map(String::as_str)
+            .find(|f| ends_with_path(f, tail))
+    }
+
+    /// The first directory whose path is `tail` or ends with `/tail`.
+    fn dir_ending(&self, tail: &str) -> Option<&str> {
+        let name = tail.rsplit('/').next()?;
+        let candidates = self.dirs.get(name)?;
+        candidates
+            .iter()
+            .map(String::as_str)
+            .find(|d| ends_with_path(d, tail))
+    }
+}
+
+/// Whether `path` is `tail` or ends with `/tail`.
+fn ends_with_path(path: &str, tail: &str) -> bool {
+    path == tail
+        || path
+            .strip_suffix(tail)
+            .is_some_and(|head| head.ends_with('/'))
 }
 
 impl Resolver {
@@ -86,16 +148,15 @@ impl Resolver {
         }
     }
 
-    /// The repository's files, relative to the root with `/`, sorted (listed on first use).
-    fn files(&mut self) -> &[String] {
+    /// The repository's files and directories, indexed (listed on first use).
+    fn index(&mut self) -> &FileIndex {
         let root = self.root.clone();
         self.files.get_or_insert_with(|| {
-            let mut files: Vec<String> = crate::walk::list_files(&root, None)
+            let files = crate::walk::list_files(&root, None)
                 .iter()
                 .map(|p| crate::paths::rel_fname(&root, p))
                 .collect();
-            files.sort_unstable();
-            files
+            FileIndex::new(files)
         })
     }
 

@@ -463,27 +463,12 @@ fn swift(r: &mut Resolver, dir: &str, m: &str) -> Sorted {
 
 /// The repository file whose path is `tail` or ends with `/tail`.
 fn file_ending(r: &mut Resolver, tail: &str) -> Option<String> {
-    let suffix = format!("/{tail}");
-    r.files()
-        .iter()
-        .find(|f| *f == tail || f.ends_with(&suffix))
-        .cloned()
+    r.index().file_ending(tail).map(str::to_owned)
 }
 
 /// A directory of the repository whose path is `tail` or ends with `/tail`.
 fn dir_ending(r: &mut Resolver, tail: &str) -> Option<String> {
-    let inner = format!("/{tail}/");
-    let lead = format!("{tail}/");
-    let file = r
-        .files()
-        .iter()
-        .find(|f| f.starts_with(&lead) || f.contains(&inner))?;
-    let end = if file.starts_with(&lead) {
-        tail.len()
-    } else {
-        file.find(&inner)? + inner.len() - 1
-    };
-    Some(file[..end].to_owned())
+    r.index().dir_ending(tail).map(str::to_owned)
 }
 
 /// A directory of the repository named `name`.

@@ -786,3 +786,24 @@ pub(super) const PHP_GLOBAL: &[&str] = &[
     "WeakReference",
     "stdClass",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lists are binary-searched: one entry out of order would hide others.
+    #[test]
+    fn every_list_is_sorted_and_without_repeats() {
+        for list in [
+            PYTHON,
+            NODE,
+            C_HEADERS,
+            CPP_HEADERS,
+            RUBY,
+            SWIFT,
+            PHP_GLOBAL,
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{:?}", &list[..3]);
+        }
+    }
+}
