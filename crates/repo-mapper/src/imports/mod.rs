@@ -99,23 +99,24 @@ impl FileIndex {
 
     /// The first file whose path is `tail` or ends with `/tail`.
     fn file_ending(&self, tail: &str) -> Option<&str> {
-        let name = tail.rsplit('/').next()?;
-        let candidates = self.files.get(name)?;
-        candidates
-            .iter()
-            .map(String::as_str)
-            .find(|f| ends_with_path(f, tail))
+        first_ending(&self.files, tail)
     }
 
     /// The first directory whose path is `tail` or ends with `/tail`.
     fn dir_ending(&self, tail: &str) -> Option<&str> {
-        let name = tail.rsplit('/').next()?;
-        let candidates = self.dirs.get(name)?;
-        candidates
-            .iter()
-            .map(String::as_str)
-            .find(|d| ends_with_path(d, tail))
+        first_ending(&self.dirs, tail)
     }
+}
+
+/// The first of the paths filed under `tail`'s last name that is `tail` or ends with
+/// `/tail`.
+fn first_ending<'a>(by_name: &'a HashMap<String, Vec<String>>, tail: &str) -> Option<&'a str> {
+    let name = tail.rsplit('/').next()?;
+    let candidates = by_name.get(name)?;
+    candidates
+        .iter()
+        .map(String::as_str)
+        .find(|p| ends_with_path(p, tail))
 }
 
 /// Whether `path` is `tail` or ends with `/tail`.
