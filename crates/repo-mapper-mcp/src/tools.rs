@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use repo_mapper::{
     Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
-    escape_control, outline_page, outlines, parse_profile, show_symbol,
+    escape_control, outline_page, outlines, outlines_fingerprint, parse_profile, show_symbol,
 };
 use serde_json::{Value, json};
 
@@ -164,7 +164,7 @@ impl Tools {
         let outlines = outlines(&root, &p.paths, Dialect::Default)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        let request = outline_request_hash(&root, &outlines);
+        let request = outlines_fingerprint(&root, &outlines);
         let from = match p.cursor.as_deref() {
             None => 0,
             Some(cursor) => parse_outline_cursor(cursor, request)?,
@@ -329,7 +329,7 @@ fn parse_cursor(cursor: &str) -> Result<usize, ToolError> {
 }
 
 /// The cursor of the outline page that starts at line `at` of the request hashed as
-/// `request` ([`outline_request_hash`]).
+/// `request` ([`outlines_fingerprint`]).
 fn outline_cursor(at: usize, request: u64) -> String {
     format!("o{at}.{request:016x}")
 }
@@ -351,24 +351,6 @@ fn parse_outline_cursor(cursor: &str, request: u64) -> Result<usize, ToolError> 
             "cursor {cursor:?} is not one this server gave for these paths as they are now"
         )),
     }
-}
-
-/// A hash of an outline request that is the same in every process (FNV-1a): the root,
-/// each file's name, and what it holds (lines, symbols, imports).
-fn outline_request_hash(root: &Path, outlines: &[repo_mapper::FileOutline]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |bytes: &[u8]| {
-        for &byte in bytes.iter().chain(&[0]) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    eat(root.as_os_str().as_encoded_bytes());
-    for o in outlines {
-        eat(o.file.as_bytes());
-        let imports = o.imports.as_ref().map_or(usize::MAX, Vec::len);
-        eat(format!("{} {} {imports}", o.lines, o.symbols.len()).as_bytes());
-    }
-    hash
 }
 
 /// What marks a directory as a project: a version-control directory (or a worktree's

@@ -35,7 +35,7 @@ pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use outline::{
     DOC_CHARS, FileOutline, OutlinePage, OutlineShown, OutlineSymbol, SIGNATURE_LINES, outline,
-    outline_page, outline_shown, outline_text, outlines,
+    outline_page, outline_shown, outline_text, outlines, outlines_fingerprint,
 };
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};

@@ -98,19 +98,16 @@ fn outline_with(
     let mut symbols: Vec<OutlineSymbol> = defs
         .iter()
         .zip(&holders)
-        .map(|(d, held)| {
-            let (visibility, doc) = explored(&defined, d);
-            OutlineSymbol {
-                kind: d.kind.to_owned(),
-                name: d.name.clone(),
-                signature: signature(&defined.context, d.start, d.row, d.end),
-                start_line: d.start + 1,
-                end_line: d.end + 1,
-                parent: held.last().map(|&h| defs[h].name.clone()),
-                depth: held.len(),
-                visibility,
-                doc,
-            }
+        .map(|(d, held)| OutlineSymbol {
+            kind: d.kind.to_owned(),
+            name: d.name.clone(),
+            signature: signature(&defined.context, d.start, d.row, d.end),
+            start_line: d.start + 1,
+            end_line: d.end + 1,
+            parent: held.last().map(|&h| defs[h].name.clone()),
+            depth: held.len(),
+            visibility: d.visibility,
+            doc: d.doc.clone(),
         })
         .collect();
     symbols.sort_by_key(|s| (s.start_line, s.depth));
@@ -128,23 +125,6 @@ fn outline_with(
         symbols,
         imports,
     })
-}
-
-/// The visibility and first doc line of definition `d`, from its declaration's node.
-fn explored(
-    defined: &DefinedFile,
-    d: &crate::show::Definition,
-) -> (Option<Visibility>, Option<String>) {
-    let (lang, source) = (defined.lang, defined.source.as_str());
-    let node = defined.tree.as_ref().and_then(|t| {
-        let line = defined.context.line(d.row)?;
-        explore::definition_node_on(lang, t, (d.row, line), &d.name)
-    });
-    let Some(node) = node else {
-        return (None, None);
-    };
-    let visibility = explore::visibility_in(lang, source, node, &d.name, &defined.facts);
-    (visibility, explore::doc_line(lang, source, node))
 }
 
 /// For each symbol, the symbols whose spans hold its own (strictly larger, or equal and
@@ -300,6 +280,24 @@ pub fn outline_page(
         next,
         lines: order.len(),
     }
+}
+
+/// A fingerprint of the outlines of files under `root`, the same in every process: the
+/// root, each file's name and what it holds (lines, symbols, imports). A page cursor
+/// carries it, so that one taken before the files changed (its lines would no longer
+/// be where it points) is recognised.
+pub fn outlines_fingerprint(root: &Path, outlines: &[FileOutline]) -> u64 {
+    let mut hash = blake3::Hasher::new();
+    hash.update(root.as_os_str().as_encoded_bytes());
+    for o in outlines {
+        let imports = o.imports.as_ref().map_or(u64::MAX, |i| i.len() as u64);
+        hash.update(&[0]).update(o.file.as_bytes()).update(&[0]);
+        for n in [o.lines as u64, o.symbols.len() as u64, imports] {
+            hash.update(&n.to_le_bytes());
+        }
+    }
+    let bytes = hash.finalize();
+    u64::from_le_bytes(bytes.as_bytes()[..8].try_into().unwrap_or_default())
 }
 
 /// Every line of every file, most important first: top-level symbols, then imports,

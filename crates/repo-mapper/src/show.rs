@@ -161,8 +161,6 @@ pub(crate) struct DefinedFile {
     pub(crate) source: String,
     /// Its syntax tree (`None` when the parse ran out of time).
     pub(crate) tree: Option<tree_sitter::Tree>,
-    /// What the tree says about each declaration's surroundings (empty without a tree).
-    pub(crate) facts: FileFacts,
 }
 
 /// One definition of a [`DefinedFile`]: rows 0-based.
@@ -177,6 +175,10 @@ pub(crate) struct Definition {
     /// A local (a variable in a function's body) or a function expression's own name:
     /// `show_symbol` finds it, an outline leaves it out.
     pub(crate) local: bool,
+    /// Who may use it (in an explored language whose declaration was found).
+    pub(crate) visibility: Option<repo_mapper_tags::explore::Visibility>,
+    /// The first line of its documentation.
+    pub(crate) doc: Option<String>,
 }
 
 impl DefinedFile {
@@ -201,35 +203,17 @@ impl DefinedFile {
         // Only the lines: the extents come from `tree` (no second parse for scopes).
         let context = TreeContext::new(source.as_str(), None, dialect);
         let starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
+        let file = Parsed {
+            lang,
+            source: &source,
+            tree: tree.as_ref(),
+            facts: facts.as_ref(),
+            context: &context,
+            starts: &starts,
+        };
         let defs = tags
             .into_iter()
-            .map(|(name, row, kind)| {
-                let node = tree.as_ref().and_then(|t| {
-                    let line = context.line(row)?;
-                    explore::definition_node_on(lang, t, (row, line), &name)
-                });
-                // Its declaration's node where the language is explored, else the node
-                // its line starts; without a tree (the parse ran out of time) its line.
-                let (start, end) = node
-                    .and_then(|n| node_rows(n, row))
-                    .or_else(|| {
-                        tree.as_ref()
-                            .and_then(|t| node_extent(t, &context, row, &starts))
-                    })
-                    .unwrap_or((row, row));
-                let end = without_trailing_blanks(&context, start, end);
-                let local = node
-                    .zip(facts.as_ref())
-                    .is_some_and(|(n, f)| explore::is_local(n, f));
-                Definition {
-                    name,
-                    kind,
-                    row,
-                    start,
-                    end,
-                    local,
-                }
-            })
+            .map(|(name, row, kind)| file.definition(name, row, kind))
             .collect();
         Ok(DefinedFile {
             rel,
@@ -238,8 +222,55 @@ impl DefinedFile {
             defs,
             source,
             tree,
-            facts: facts.unwrap_or_default(),
         })
+    }
+}
+
+/// What [`DefinedFile::read`] has of a file when it makes its definitions.
+struct Parsed<'f> {
+    lang: Language,
+    source: &'f str,
+    tree: Option<&'f tree_sitter::Tree>,
+    facts: Option<&'f FileFacts>,
+    context: &'f TreeContext,
+    /// Every definition's row.
+    starts: &'f [usize],
+}
+
+impl Parsed<'_> {
+    /// The definition of `name` (of `kind`) whose tag is on `row`: from its declaration's
+    /// node (found once) its extent, whether it is a local, its visibility and doc line;
+    /// where the language is not explored, the node its line starts; without a tree (the
+    /// parse ran out of time) its line.
+    fn definition(&self, name: String, row: usize, kind: &'static str) -> Definition {
+        let (lang, source, context) = (self.lang, self.source, self.context);
+        let node = self.tree.and_then(|t| {
+            let line = context.line(row)?;
+            explore::definition_node_on(lang, t, (row, line), &name)
+        });
+        let (start, end) = node
+            .and_then(|n| node_rows(n, row))
+            .or_else(|| {
+                self.tree
+                    .and_then(|t| node_extent(t, context, row, self.starts))
+            })
+            .unwrap_or((row, row));
+        let end = without_trailing_blanks(context, start, end);
+        let explored = node.zip(self.facts);
+        let local = explored.is_some_and(|(n, f)| explore::is_local(n, f));
+        let visibility =
+            explored.and_then(|(n, f)| explore::visibility_in(lang, source, n, &name, f));
+        let doc = node.and_then(|n| explore::doc_line(lang, source, n));
+        Definition {
+            name,
+            kind,
+            row,
+            start,
+            end,
+            local,
+            visibility,
+            doc,
+        }
     }
 }
 
