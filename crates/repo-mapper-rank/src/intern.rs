@@ -77,7 +77,7 @@ impl<'a> Interned<'a> {
             names.extend_from_slice(&shard.names);
             name_at.extend_from_slice(&shard.at);
         }
-        let ids = to_global(&starts, &hashes, slots, &first);
+        let ids = to_global(&hashes, slots, &first);
         let shards = shards
             .into_iter()
             .zip(first)
@@ -259,17 +259,13 @@ impl<'a> Shard<'a> {
 }
 
 /// The slots' shard-local ids made global (each shard's ids follow the previous shards').
-fn to_global(starts: &[usize], hashes: &[u64], slots: Vec<AtomicU32>, first: &[u32]) -> Vec<u32> {
-    let total = starts.last().copied().unwrap_or(0);
+fn to_global(hashes: &[u64], slots: Vec<AtomicU32>, first: &[u32]) -> Vec<u32> {
     let mut ids: Vec<u32> = slots.into_iter().map(AtomicU32::into_inner).collect();
-    ids[..total]
-        .par_iter_mut()
-        .zip(&hashes[..total])
-        .for_each(|(id, &h)| {
-            if *id != NONE {
-                *id += first[shard_of(h, first.len())];
-            }
-        });
+    ids.par_iter_mut().zip(hashes).for_each(|(id, &h)| {
+        if *id != NONE {
+            *id += first[shard_of(h, first.len())];
+        }
+    });
     ids
 }
 

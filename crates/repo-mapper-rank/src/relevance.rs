@@ -316,9 +316,7 @@ impl PartIndex {
 
 /// FNV-1a over the part's bytes: stable across runs and platforms.
 fn part_hash(part: &str) -> u64 {
-    part.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    repo_mapper_tags::fnv1a(repo_mapper_tags::FNV_OFFSET, part.bytes())
 }
 
 /// The terms `text` contains, each once.

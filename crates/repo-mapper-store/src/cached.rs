@@ -78,7 +78,11 @@ pub fn scan_cached(
     };
     let (out, served) = scan_layered(&store, layers, files, opts, progress);
     let repacking = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
-    if let (true, Some(path), Some(sled)) = (repacking, &pack_path, store.opened_sled()) {
+    // sled is opened only for a repack that is due (a tuple would open it every time).
+    if repacking
+        && let Some(path) = &pack_path
+        && let Some(sled) = store.opened_sled()
+    {
         repack(sled, pack.as_ref(), (files, served), opts.dialect, path);
     }
     (out, store.fallback())
@@ -106,10 +110,7 @@ pub fn stored_keys(location: &CacheLocation) -> Vec<Vec<u8>> {
 /// The pack of the files under `root` in the store directory `dir`, for `dialect`.
 fn pack_path(dir: &Path, root: &Path, dialect: Dialect) -> PathBuf {
     let hash = blake3::hash(&entry_key(dialect, root));
-    let name: String = hash.as_bytes()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let name = &hash.to_hex()[..16];
     dir.join(PACKS_DIR).join(name)
 }
 

@@ -248,9 +248,7 @@ fn field(chunk: &[u8], at: usize) -> Option<((u32, u32), usize)> {
 
 /// FNV-1a, 64 bits: keys are paths, the hash only picks the slot (the key is compared).
 fn key_hash(key: &[u8]) -> u64 {
-    key.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    repo_mapper_tags::fnv1a(repo_mapper_tags::FNV_OFFSET, key.iter().copied())
 }
 
 /// Builds a pack from entries given one at a time, packing each chunk as it fills (so

@@ -44,8 +44,8 @@ pub use registry::{
 };
 pub use stamp::{FileStamp, RACY_WINDOW, StatTime, stat_time};
 pub use terms::{
-    STOP_WORDS, TERM_HASH_BITS, Terms, code_words, is_stop_word, term_hash, terms_fingerprint,
-    word_parts,
+    FNV_OFFSET, STOP_WORDS, TERM_HASH_BITS, Terms, code_words, fnv1a, is_stop_word, term_hash,
+    terms_fingerprint, word_parts,
 };
 
 /// Whose behaviour to follow where repo-mapper and Aider 0.86.2 differ.

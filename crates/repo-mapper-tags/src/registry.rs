@@ -182,15 +182,9 @@ pub fn check_queries(lang: Language) -> Result<(), QueryCompileError> {
 /// A stable fingerprint of every embedded query (FNV-1a over paths and texts) and of the
 /// aider dialect's pygments tables, for cache versioning: it changes whenever any changes.
 pub fn queries_fingerprint() -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        hash ^= 0xff;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    };
+    let mut hash = crate::FNV_OFFSET;
+    // Each text ends with 0xff (never a UTF-8 byte).
+    let mut feed = |bytes: &[u8]| hash = crate::fnv1a(hash, bytes.iter().copied().chain([0xff]));
     for lang in Language::ALL {
         let spec = lang.spec();
         for src in std::iter::once(spec.tags).chain(spec.idents) {

@@ -132,10 +132,13 @@ pub fn terms_fingerprint() -> u64 {
         .fold(seed, |h, word| fnv1a(h, word.bytes().chain([0])))
 }
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a's starting state.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// FNV-1a of `bytes`, from the state `h`.
-fn fnv1a(h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
+/// FNV-1a (64 bits) of `bytes`, from the state `h` ([`FNV_OFFSET`] to start): the
+/// workspace's one stable, platform-independent small hash (code words, query
+/// fingerprints, pack slots, name parts).
+pub fn fnv1a(h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
     bytes
         .into_iter()
         .fold(h, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))

@@ -22,12 +22,8 @@ use std::time::{Duration, SystemTime};
 /// ```
 pub fn shared_cache_dir(base: &Path, root: &Path) -> PathBuf {
     let identity = repository_identity(root);
-    let hash = blake3::hash(identity.as_bytes());
-    let hex: String = hash.as_bytes()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    base.join(format!("{}-{hex}", readable_name(&identity)))
+    let hex = blake3::hash(identity.as_bytes()).to_hex();
+    base.join(format!("{}-{}", readable_name(&identity), &hex[..16]))
 }
 
 /// Repositories' directories a per-user cache keeps: the most recently used.

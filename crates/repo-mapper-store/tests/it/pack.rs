@@ -126,6 +126,47 @@ fn a_first_whole_scan_leaves_every_entry_in_the_pack_and_sled_empty() {
     assert_eq!(defs(&warm), defs(&cold));
 }
 
+/// Every file under `dir` (recursively, by path) with its length and modification time.
+fn files_under(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(at) = todo.pop() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                todo.push(entry.path());
+            } else {
+                out.push((entry.path(), meta.len(), meta.modified().unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Issue 26: a warm pruning scan of an unchanged tree is served by the pack and does not
+/// open sled (it opened it on every call when no repack was due, to learn it was not).
+#[test]
+fn a_warm_scan_of_an_unchanged_tree_leaves_sled_closed() {
+    let repo = Repo::new(20);
+    repo.whole();
+    settle();
+    repo.whole();
+    let sled_dir = repo.cache.join(repo_mapper_store::store_dir_name());
+    let before: Vec<_> = files_under(&sled_dir)
+        .into_iter()
+        .filter(|(p, ..)| !p.starts_with(repo.packs()))
+        .collect();
+    std::thread::sleep(Duration::from_millis(20));
+    let (warm, _) = repo.whole();
+    assert_eq!((warm.stats.hits, warm.stats.misses), (20, 0));
+    let after: Vec<_> = files_under(&sled_dir)
+        .into_iter()
+        .filter(|(p, ..)| !p.starts_with(repo.packs()))
+        .collect();
+    assert_eq!(before, after, "sled's files were touched");
+}
+
 #[test]
 fn a_warm_scan_beside_a_holder_of_sled_is_served_by_the_pack_without_waiting() {
     let repo = Repo::new(20);
