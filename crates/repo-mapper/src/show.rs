@@ -188,6 +188,13 @@ impl DefinedFile {
         let path = inside_root(root, root, given).ok_or(ShowError::OutsideRoot(shown))?;
         let rel = crate::paths::rel_fname(root, &path);
         let lang = Language::for_path(&path, dialect).ok_or(ShowError::NoLanguage(rel.clone()))?;
+        // A FIFO or a device named as the file would block the read or never end.
+        let regular = path
+            .metadata()
+            .map_err(|e| ShowError::Unreadable(rel.clone(), e.to_string()))?;
+        if !regular.is_file() {
+            return Err(ShowError::Unreadable(rel, "not a regular file".into()));
+        }
         let source = match read_source(&path) {
             Ok(Some(text)) => text,
             Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
@@ -310,13 +317,18 @@ fn with_declarations(tags: &mut Vec<(String, usize, &'static str)>, declared: Ve
 /// The rows of the declaration node `node` whose name is on `row`: its last row the one
 /// before its end where it ends at a line's start; `None` if they do not hold `row`.
 fn node_rows(node: tree_sitter::Node<'_>, row: usize) -> Option<(usize, usize)> {
-    let (start, end) = (node.start_position(), node.end_position());
-    let last = if end.column == 0 && end.row > start.row {
+    let (start, last) = (node.start_position().row, last_row(node));
+    (start <= row && row <= last).then_some((start, last))
+}
+
+/// A node's last row: the one before its end where it ends at a line's start.
+fn last_row(node: tree_sitter::Node<'_>) -> usize {
+    let end = node.end_position();
+    if end.column == 0 && end.row > node.start_position().row {
         end.row - 1
     } else {
         end.row
-    };
-    (start.row <= row && row <= last).then_some((start.row, last))
+    }
 }
 
 /// The rows of the definition whose name is on `row`, from the syntax tree: the smallest
@@ -335,14 +347,7 @@ fn node_extent(
     let column = line.len() - line.trim_start().len();
     let point = tree_sitter::Point { row, column };
     let mut node = tree.root_node().descendant_for_point_range(point, point)?;
-    let last_row = |n: &tree_sitter::Node<'_>| {
-        let end = n.end_position();
-        if end.column == 0 && end.row > n.start_position().row {
-            end.row - 1
-        } else {
-            end.row
-        }
-    };
+    let last_row = |n: &tree_sitter::Node<'_>| last_row(*n);
     let mut single: Option<(usize, usize)> = None;
     while let Some(parent) = node.parent() {
         let start = node.start_position();
@@ -610,6 +615,18 @@ def get(path):
         let helper = show(&root, "lib.js#helper").unwrap();
         assert_eq!((helper[0].start_line, helper[0].end_line), (2, 4));
         assert!(show(&root, "lib.js#main").is_ok());
+    }
+
+    /// A FIFO named as the file is refused in one line, never read (it would block).
+    #[test]
+    fn a_fifo_is_refused_not_read() {
+        let (_dir, root) = repo();
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("p.py"))
+            .status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let err = show(&root, "p.py#x").unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
     }
 
     #[test]

@@ -382,7 +382,7 @@ fn csharp(r: &mut Resolver, dir: &str, m: &str) -> Sorted {
     let segments: Vec<&str> = m.split('.').collect();
     for n in (1..=segments.len()).rev() {
         let name = segments[..n].join(".");
-        if let Some(found) = dir_named(r, &name)
+        if let Some(found) = dir_ending(r, &name)
             .or_else(|| dir_ending(r, &segments[..n].join("/")).filter(|_| n > 1))
         {
             return local(Some(found));
@@ -469,11 +469,6 @@ fn file_ending(r: &mut Resolver, tail: &str) -> Option<String> {
 /// A directory of the repository whose path is `tail` or ends with `/tail`.
 fn dir_ending(r: &mut Resolver, tail: &str) -> Option<String> {
     r.index().dir_ending(tail).map(str::to_owned)
-}
-
-/// A directory of the repository named `name`.
-fn dir_named(r: &mut Resolver, name: &str) -> Option<String> {
-    dir_ending(r, name)
 }
 
 /// The directory part of a `/`-separated relative path (`""` at the root).
