@@ -622,6 +622,14 @@ async fn a_slow_scan_of_one_root_stalls_no_call_on_another() {
     assert!(scanning.ends_with(" of 3000 files"), "{scanning}");
     let quick = json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
     assert!(quick["map"].as_str().unwrap().contains("class Order"));
+    // The drill-down tools take no session: the scan holds neither.
+    let paths = ["app/models/user.py"];
+    let outlined = json!({"project_root": small, "paths": paths});
+    let outlined = json_of(&call(&client, "outline", outlined).await);
+    assert!(outlined["outline"].as_str().unwrap().contains("class User"));
+    let shown = json!({"project_root": small, "symbol": "app/models/user.py#User"});
+    let shown = json_of(&call(&client, "show_symbol", shown).await);
+    assert_eq!(shown["definitions"][0]["name"], "User");
     let still = busy_line(&client, &large).await;
     assert!(
         still
