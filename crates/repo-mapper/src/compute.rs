@@ -426,8 +426,8 @@ impl RepoMap {
 /// once or twice).
 pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
     let mut all: Vec<&PathBuf> = other.iter().collect();
-    if !all.is_sorted() {
-        all.sort_unstable();
+    if !crate::paths::paths_sorted(&all) {
+        crate::paths::sort_paths(&mut all);
     }
     all.dedup();
     for c in chat {

@@ -72,19 +72,19 @@ impl RootGuard {
     ///
     /// [`check`]: RootGuard::check
     pub(crate) fn resolve_dirs<'p>(&mut self, files: impl Iterator<Item = &'p Path>) {
+        // Levels by the number of separators: a parent has fewer than its children, so
+        // it is resolved first (counting bytes, not parsing components: one call sees
+        // every directory of a repository).
         let mut levels: BTreeMap<usize, Vec<PathBuf>> = BTreeMap::new();
-        let mut unseen: HashSet<PathBuf> = HashSet::new();
+        let mut unseen: HashSet<&[u8]> = HashSet::new();
         for file in files {
             let mut dir = file.parent();
             while let Some(d) = dir {
-                if self.dirs.contains_key(bytes(d)) || unseen.contains(d) {
+                if self.dirs.contains_key(bytes(d)) || !unseen.insert(bytes(d)) {
                     break;
                 }
-                unseen.insert(d.to_path_buf());
-                levels
-                    .entry(d.components().count())
-                    .or_default()
-                    .push(d.to_path_buf());
+                let depth = bytes(d).iter().filter(|&&b| b == b'/').count();
+                levels.entry(depth).or_default().push(d.to_path_buf());
                 if d == self.root || !d.starts_with(&self.root) {
                     break;
                 }
@@ -186,16 +186,40 @@ fn bytes(path: &Path) -> &[u8] {
 
 /// Whether `path`, with `.` and `..` resolved textually, starts with `root`.
 fn lexically_under(path: &Path, root: &Path) -> bool {
-    use std::path::Component;
     if !path.is_absolute() {
         return false;
     }
+    plainly_under(path, root).unwrap_or_else(|| lexically_under_by_components(path, root))
+}
+
+fn lexically_under_by_components(path: &Path, root: &Path) -> bool {
+    use std::path::Component;
     let plain = |c: Component<'_>| matches!(c, Component::Normal(_) | Component::RootDir);
     if path.components().all(plain) {
         return path.starts_with(root) && path != root;
     }
     let resolved = resolve_dots(path);
     resolved.starts_with(root) && resolved != root
+}
+
+/// [`lexically_under`] by bytes, when `path` and `root` are plain (no empty, `.` or `..`
+/// component, no trailing `/`): then `path` is under `root` when its bytes go on past
+/// `root`'s with a `/`. `None` when either is not plain.
+fn plainly_under(path: &Path, root: &Path) -> Option<bool> {
+    let plain = |p: &[u8]| {
+        p.strip_prefix(b"/").is_some_and(|rest| {
+            rest.split(|&b| b == b'/')
+                .all(|c| !matches!(c, b"" | b"." | b".."))
+        })
+    };
+    let (path, root) = (bytes(path), bytes(root));
+    if !plain(path) || !(root == b"/" || plain(root)) {
+        return None;
+    }
+    let Some(rest) = path.strip_prefix(root) else {
+        return Some(false);
+    };
+    Some(root == b"/" && !rest.is_empty() || rest.first() == Some(&b'/'))
 }
 
 /// `path` with `.` and `..` resolved textually.
@@ -241,6 +265,20 @@ pub fn inside_root(root: &Path, base: &Path, given: &Path) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// The byte shortcut says what the components say, wherever it speaks.
+        #[test]
+        fn plainly_under_agrees_with_components(
+            path in "/([ab.]{0,2}/){0,3}[ab.]{0,2}",
+            root in "/([ab.]{0,2}/){0,2}[ab.]{0,2}",
+        ) {
+            let (path, root) = (std::path::Path::new(&path), std::path::Path::new(&root));
+            if let Some(fast) = super::plainly_under(path, root) {
+                proptest::prop_assert_eq!(fast, super::lexically_under_by_components(path, root));
+            }
+        }
+    }
+
     use super::*;
     use std::fs;
 

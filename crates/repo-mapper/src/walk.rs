@@ -127,7 +127,7 @@ fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
     // Every path starts with `root`, so comparing whole paths (component by component)
     // orders them as their relative paths, without stripping the prefix per comparison.
-    files.sort_unstable();
+    crate::paths::sort_paths(&mut files);
     let mut watched = watched.into_inner().unwrap_or_else(|e| e.into_inner());
     if watch {
         let exclude = root.join(".git/info/exclude");
