@@ -131,9 +131,8 @@ fn clap_failure(err: &clap::Error) -> ExitCode {
 }
 
 /// Maps, prints, and says why there is no map.
-fn run(mut settings: Settings) -> Result<(), Failure> {
+fn run((mut settings, mut map): (Settings, RepoMap)) -> Result<(), Failure> {
     let started = Instant::now();
-    let mut map = RepoMap::new(settings.config.clone());
     let bar = ProgressBar::new(settings.progress);
     let bar_ref = bar.clone();
     map.set_progress(move |p| bar_ref.update(p));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use repo_mapper::{
-    Anchors, CacheLocation, Config, Limits, MapRequest, list_files, prune_shared_cache,
+    Anchors, CacheLocation, Config, Limits, MapRequest, RepoMap, list_files, prune_shared_cache,
     shared_cache_dir,
 };
 
@@ -31,21 +31,26 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    /// Checks `cli` and resolves its paths against the current directory.
-    pub(crate) fn from_cli(cli: &Cli) -> Result<Settings, Failure> {
+    /// Checks `cli` and resolves its paths against the current directory; with the
+    /// session that will map them, created before the walk lists the files so that what
+    /// it starts on its own threads (the tokenizer's tables, reading the root's tag pack)
+    /// overlaps the walk.
+    pub(crate) fn from_cli(cli: &Cli) -> Result<(Settings, RepoMap), Failure> {
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
         let root = detect_root(cli, &cwd)?;
         check_numbers(cli)?;
         let config = config(cli, &root, &cwd);
+        let map = RepoMap::new(config.clone());
         let request = request(cli, &config, &cwd)?;
-        Ok(Settings {
+        let settings = Settings {
             config,
             request,
             format: cli.format,
             progress: cli.progress,
             message: message(cli)?,
-        })
+        };
+        Ok((settings, map))
     }
 }
 

@@ -10,7 +10,7 @@ mod store;
 mod words;
 
 pub use blobs::BlobDir;
-pub use cached::{scan_cached, stored_keys};
+pub use cached::{PackAhead, scan_cached, stored_keys};
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,

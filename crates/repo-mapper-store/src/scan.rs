@@ -118,6 +118,9 @@ pub struct ScanOptions<'a> {
     /// caller reads none (a map without a message). Files parsed now still get theirs,
     /// and the store keeps every file's words.
     pub skip_words: bool,
+    /// The root's pack, read ahead ([`PackAhead`](crate::PackAhead)): the scan takes it
+    /// if it is the pack it reads and the file was not replaced since.
+    pub ahead: Option<&'a crate::PackAhead>,
 }
 
 /// One file's result before the counts are made.

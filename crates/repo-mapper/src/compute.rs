@@ -10,7 +10,9 @@ use rayon::prelude::*;
 
 use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank};
 use repo_mapper_render::{MapItem, Renderer};
-use repo_mapper_store::{OpenOptions, Problem, ScanOptions, ScanOutput, ScanProgress, scan_cached};
+use repo_mapper_store::{
+    OpenOptions, PackAhead, Problem, ScanOptions, ScanOutput, ScanProgress, scan_cached,
+};
 use repo_mapper_tags::{CountedTags, Dialect};
 
 use crate::budget::{Fitted, aider_search, strict_search};
@@ -294,6 +296,9 @@ impl RepoMap {
         admitted: &Admitted,
         words: bool,
     ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
+        // Read ahead for the first scan only (taken or not, it is dropped after).
+        let ahead = self.ahead.take();
+        let ahead = ahead.as_ref();
         let (config, progress) = (&self.config, self.progress.as_ref());
         // A warm session keeps the tags for later maps, which may read the words.
         let skip_words = !words && self.warm.is_none();
@@ -309,11 +314,12 @@ impl RepoMap {
                 progress,
                 (&admitted.present, stamps),
                 (whole, skip_words),
+                ahead,
             );
             return (out.into(), fallback);
         };
         let mut read = |files: &[(PathBuf, String)], whole| {
-            scan_store(config, progress, (files, None), (whole, skip_words))
+            scan_store(config, progress, (files, None), (whole, skip_words), ahead)
         };
         let counting = Counting {
             dialect: config.dialect(),
@@ -453,12 +459,13 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
 /// file; sled opened only if needed, closed after), pruning the records of other files
 /// under the root when the list is the whole repository's; with their `stamps` when the
 /// root guard has just read them; stored files' code words left unread if `skip_words`
-/// (nothing will read them).
+/// (nothing will read them); the root's pack taken from `ahead` if it read it.
 fn scan_store(
     config: &Config,
     progress: Option<&ProgressFn>,
     (files, stamps): (&[(PathBuf, String)], Option<&[Stamp]>),
     (whole, skip_words): (Whole, bool),
+    ahead: Option<&PackAhead>,
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
     let tick = |p: ScanProgress| {
         if let Some(progress) = progress {
@@ -476,6 +483,7 @@ fn scan_store(
         max_file_size: config.effective_max_file_size(),
         stamps,
         skip_words,
+        ahead,
     };
     scan_cached(
         &config.cache,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use repo_mapper_render::{Headers, Renderer};
+use repo_mapper_store::PackAhead;
 use repo_mapper_tags::Dialect;
 
 use crate::config::{Config, Refresh};
@@ -116,6 +117,8 @@ pub struct RepoMap {
     history: Option<Arc<History>>,
     /// What `HEAD` named when last read, and the files that say it still does.
     head: Option<HeadWitness>,
+    /// The root's tag pack, read ahead from [`RepoMap::new`] for the first scan.
+    pub(crate) ahead: Option<PackAhead>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -127,9 +130,12 @@ impl std::fmt::Debug for RepoMap {
 }
 
 impl RepoMap {
-    /// A session with this configuration.
+    /// A session with this configuration. It starts, on threads of their own, what its
+    /// first map needs first: the tokenizer's tables and the root's tag pack (so that
+    /// reading them overlaps what the caller does before that map, such as the walk).
     pub fn new(config: Config) -> RepoMap {
         config.tokenizer.warm_up();
+        let ahead = PackAhead::start(&config.cache, &config.root, config.dialect());
         let headers = if config.relevance().signatures {
             Headers::Signatures
         } else {
@@ -159,6 +165,7 @@ impl RepoMap {
             warned_files: HashSet::new(),
             warned_too_large: false,
             progress: None,
+            ahead,
         }
     }
 
