@@ -12,6 +12,7 @@
 //! apart.)
 
 use std::hash::Hasher;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use hashbrown::HashTable;
@@ -19,8 +20,8 @@ use rayon::prelude::*;
 
 use crate::FileTags;
 use crate::csr::NONE;
-use crate::fxhash::FxHasher;
 use repo_mapper_tags::TagKind;
+use repo_mapper_tags::fxhash::FxHasher;
 
 /// The identifiers of a request and, per file, the id of each tag and counted reference.
 pub(crate) struct Interned<'a> {
@@ -32,18 +33,25 @@ pub(crate) struct Interned<'a> {
     pub lookup: NameLookup,
     /// Ids of every file's tags then counted references, back to back ([`NONE`] for names
     /// nobody defines).
-    ids: Vec<u32>,
+    pub ids: Vec<u32>,
     /// Per file: where its ids start in `ids` (one more entry at the end).
-    starts: Vec<usize>,
+    pub starts: Vec<usize>,
 }
 
 impl<'a> Interned<'a> {
-    /// Interns the names of `files`; `skip[i]` files contribute none.
+    /// Interns the names of `files`; `skip[i]` files contribute none. By number where
+    /// most names come numbered in one table ([`FileTags::names`]), else by hashing.
     pub(crate) fn build(files: &[FileTags<'a>], skip: &[bool]) -> Interned<'a> {
-        Interned::build_in_shards(files, skip, rayon::current_num_threads().max(1))
+        crate::numbered::interned(files, skip).unwrap_or_else(|| {
+            Interned::build_in_shards(files, skip, rayon::current_num_threads().max(1))
+        })
     }
 
-    fn build_in_shards(files: &[FileTags<'a>], skip: &[bool], count: usize) -> Interned<'a> {
+    pub(crate) fn build_in_shards(
+        files: &[FileTags<'a>],
+        skip: &[bool],
+        count: usize,
+    ) -> Interned<'a> {
         let starts = starts(files, skip);
         let total = starts.last().copied().unwrap_or(0);
         let slots: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
@@ -86,7 +94,7 @@ impl<'a> Interned<'a> {
         Interned {
             names,
             name_at,
-            lookup: NameLookup { shards },
+            lookup: NameLookup::Shards(shards),
             ids,
             starts,
         }
@@ -99,34 +107,64 @@ impl<'a> Interned<'a> {
     }
 }
 
-/// The interner's tables, kept to find names by text after the build.
-pub(crate) struct NameLookup {
-    /// Per shard: its table (shard-local ids, hashed by name) and its first id.
-    shards: Vec<(HashTable<u32>, u32)>,
+/// Finds a defined name's id by its text after the build.
+pub(crate) enum NameLookup {
+    /// The sharded interner's tables: per shard its table (shard-local ids, hashed by
+    /// name) and its first id.
+    Shards(Vec<(HashTable<u32>, u32)>),
+    /// A table of every id by name, made the first time a name is looked up (interning
+    /// by number hashes none).
+    Lazy(OnceLock<HashTable<u32>>),
 }
 
 impl std::fmt::Debug for NameLookup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sizes: Vec<usize> = self.shards.iter().map(|(t, _)| t.len()).collect();
-        f.debug_struct("NameLookup")
-            .field("shards", &sizes)
-            .finish()
+        match self {
+            NameLookup::Shards(shards) => {
+                let sizes: Vec<usize> = shards.iter().map(|(t, _)| t.len()).collect();
+                f.debug_struct("NameLookup")
+                    .field("shards", &sizes)
+                    .finish()
+            }
+            NameLookup::Lazy(table) => f
+                .debug_struct("NameLookup")
+                .field("made", &table.get().map(HashTable::len))
+                .finish(),
+        }
     }
 }
 
 impl NameLookup {
-    /// The id of `name` among `names` (the interner's), if some file has it.
+    /// The id of `name` among `names` (the interner's), if some file defines it.
     pub(crate) fn find(&self, names: &[&str], name: &str) -> Option<u32> {
         let hash = hash(name);
-        let (table, first) = self.shards.get(shard_of(hash, self.shards.len()))?;
-        table
-            .find(hash, |&id| names[(first + id) as usize] == name)
-            .map(|&id| first + id)
+        match self {
+            NameLookup::Shards(shards) => {
+                let (table, first) = shards.get(shard_of(hash, shards.len()))?;
+                table
+                    .find(hash, |&id| names[(first + id) as usize] == name)
+                    .map(|&id| first + id)
+            }
+            NameLookup::Lazy(table) => {
+                let table = table.get_or_init(|| by_name(names));
+                table.find(hash, |&id| names[id as usize] == name).copied()
+            }
+        }
     }
 }
 
+/// Every id of `names` (distinct), hashed by its name.
+fn by_name(names: &[&str]) -> HashTable<u32> {
+    let hashes: Vec<u64> = names.par_iter().map(|n| hash(n)).collect();
+    let mut table = HashTable::with_capacity(names.len());
+    for (id, &h) in hashes.iter().enumerate() {
+        table.insert_unique(h, id as u32, |&id| hashes[id as usize]);
+    }
+    table
+}
+
 /// The names of a file, tags first, each with whether it is a definition.
-fn file_names<'a>(file: &FileTags<'a>) -> impl Iterator<Item = (&'a str, bool)> {
+pub(crate) fn file_names<'a>(file: &FileTags<'a>) -> impl Iterator<Item = (&'a str, bool)> {
     let tags = file
         .tags
         .iter()
@@ -135,7 +173,7 @@ fn file_names<'a>(file: &FileTags<'a>) -> impl Iterator<Item = (&'a str, bool)> 
 }
 
 /// Per file, where its names start among all files' names.
-fn starts(files: &[FileTags<'_>], skip: &[bool]) -> Vec<usize> {
+pub(crate) fn starts(files: &[FileTags<'_>], skip: &[bool]) -> Vec<usize> {
     let mut starts = Vec::with_capacity(files.len() + 1);
     let mut at = 0;
     for (file, &skip) in files.iter().zip(skip) {

@@ -3,11 +3,11 @@
 
 mod csr;
 mod cxxsort;
-mod fxhash;
 mod graph;
 mod important;
 mod index;
 mod intern;
+mod numbered;
 pub mod pagerank;
 mod personalize;
 mod rank;
@@ -22,7 +22,7 @@ pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank, rank_with};
 pub use relevance::{Relevance, is_auxiliary, query_terms};
-pub use repo_mapper_tags::{CountedTags, Dialect, RefCounts, Tag, TagKind, Terms};
+pub use repo_mapper_tags::{CountedTags, Dialect, NameIds, RefCounts, Tag, TagKind, Terms};
 pub use reuse::RankIndex;
 
 /// Bare file entries with a PageRank at or below this are dropped when
@@ -49,6 +49,10 @@ pub struct FileTags<'a> {
     /// Every code word of the file's text, counted (empty when not read): what the
     /// default profile's full-text score reads ([`Relevance::full_text`]).
     pub terms: &'a Terms,
+    /// The numbers of the names of `tags` then `refs` in a table many files share
+    /// ([`CountedTags::names`]): files that have them are indexed without hashing a
+    /// name. `None`: the names are hashed.
+    pub names: Option<&'a NameIds>,
 }
 
 /// No counted references.
@@ -66,6 +70,7 @@ impl<'a> FileTags<'a> {
             refs: &NO_REFS,
             chat: false,
             terms: &NO_TERMS,
+            names: None,
         }
     }
 
@@ -78,6 +83,7 @@ impl<'a> FileTags<'a> {
             refs: &tags.refs,
             chat: false,
             terms: &tags.terms,
+            names: tags.names.as_ref(),
         }
     }
 

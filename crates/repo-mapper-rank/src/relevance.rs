@@ -17,8 +17,8 @@ use rayon::prelude::*;
 use repo_mapper_tags::{Terms, code_words, is_stop_word, term_hash, word_parts};
 
 use crate::FileTags;
-use crate::fxhash::FxHasher;
 use crate::index::TagIndex;
+use repo_mapper_tags::fxhash::FxHasher;
 
 /// How far the ranking departs from the SPEC's, and where. [`Relevance::SPEC`] departs
 /// nowhere (the `spec` and `aider` profiles); [`Relevance::MEASURED`] is what measured

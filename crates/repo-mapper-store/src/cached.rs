@@ -34,8 +34,9 @@ use crate::words::{NewWords, WordSlot};
 ///
 /// After a pruning scan (the whole repository's list) that held sled, the root's pack is
 /// written anew if there was none (its entries kept in hand, not written to sled), if
-/// sled served a share of the files (more than 1 in 64, at least 16), or if the pack holds
-/// more files than the list: then sled is emptied, its entries being in the pack.
+/// sled served a share of the files (more than 1 in 64, at least 16), if the pack holds
+/// more files than the list, or if it has no name table (the first layout): then sled
+/// is emptied, its entries being in the pack.
 ///
 /// Returns the scan's output and why sled was not used when it should have been (already
 /// logged as a warning), as [`open_store`](crate::open_store) reports it.
@@ -241,8 +242,8 @@ fn read_pack(path: &Path, ahead: Option<&PackAhead>) -> Option<Pack> {
 }
 
 /// Whether the pack should be written anew: there is none, sled served more than a
-/// 64th of the files with tags (at least 16), or the pack holds more files than the
-/// list has (some were deleted: pruned as soon as seen).
+/// 64th of the files with tags (at least 16), the pack holds more files than the list
+/// has (some were deleted: pruned as soon as seen), or it has no name table.
 fn needs_repacking(pack: Option<&Pack>, served: &[Served], out: &ScanOutput) -> bool {
     let Some(pack) = pack else {
         return true;
@@ -251,7 +252,7 @@ fn needs_repacking(pack: Option<&Pack>, served: &[Served], out: &ScanOutput) -> 
     let stats = &out.stats;
     let with_tags = stats.hits + stats.hash_hits + stats.misses;
     let slack = repack_slack(with_tags);
-    with_tags - packed.min(with_tags) >= slack || pack.len() > with_tags
+    with_tags - packed.min(with_tags) >= slack || pack.len() > with_tags || !pack.has_names()
 }
 
 /// How many files sled may serve (or a scan read) before the pack is written anew: a
@@ -477,6 +478,20 @@ mod tests {
         {
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    #[test]
+    fn a_pack_without_names_is_written_anew() {
+        let entries = vec![(b"k".to_vec(), b"v".to_vec())];
+        let old = crate::pack::parsed(&crate::pack::first_layout(&entries)).unwrap();
+        let mut b = PackBuilder::default();
+        b.push(b"k", b"v");
+        let new = crate::pack::parsed(&b.finish().unwrap()).unwrap();
+        let mut out = ScanOutput::default();
+        out.stats.hits = 1;
+        let served = [Served::Pack];
+        assert!(needs_repacking(Some(&old), &served, &out));
+        assert!(!needs_repacking(Some(&new), &served, &out));
     }
 
     #[test]

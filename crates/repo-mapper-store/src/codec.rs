@@ -42,8 +42,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use repo_mapper_tags::{
-    CountedTags, CutShort, FileStamp, RefCounts, StatTime, TERM_HASH_BITS, Tag, TagKind, Terms,
-    known_sub_kind, leb128,
+    CountedTags, CutShort, FileStamp, NameIds, NameTable, RefCounts, StatTime, TERM_HASH_BITS, Tag,
+    TagKind, Terms, known_sub_kind, leb128,
 };
 
 /// Version of the entry layout.
@@ -317,16 +317,21 @@ pub(crate) fn decode_tags(
 /// the entry is damaged.
 pub(crate) fn decode_counted(
     entry: &[u8],
-    rel_fname: &Arc<str>,
-    fname: &Arc<Path>,
+    (rel_fname, fname): (&Arc<str>, &Arc<Path>),
+    side: Option<Side<'_>>,
 ) -> Option<CountedTags> {
     let mut defs = Vec::new();
+    // The definitions' names, as indices into the entry's strings (for `side`).
+    let mut def_names: Vec<u32> = Vec::new();
     // Per string: its reference count; and the strings referenced, in first-seen order.
     let mut counts: Vec<u32> = Vec::new();
     let mut order: Vec<u32> = Vec::new();
     let (strings, end) = walk_tags(entry, |t, strings| {
         if t.kind == TagKind::Def {
             defs.push(t.to_tag(strings, rel_fname, fname));
+            if side.is_some() {
+                def_names.push(t.name as u32);
+            }
             return;
         }
         if counts.is_empty() {
@@ -339,14 +344,34 @@ pub(crate) fn decode_counted(
     })?;
     let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
     let mut refs = RefCounts::with_capacity(order.len(), bytes);
-    for i in order {
+    for &i in &order {
         refs.push(strings[i as usize], counts[i as usize]);
     }
+    // The side numbers every string of the table, or it is not this entry's.
+    let names = side
+        .filter(|s| s.ids.len() == strings.len())
+        .map(|s| NameIds {
+            table: Arc::clone(s.table),
+            ids: def_names
+                .iter()
+                .chain(&order)
+                .map(|&i| s.ids[i as usize])
+                .collect(),
+        });
     (end == entry.len()).then(|| CountedTags {
         defs,
         refs,
         terms: Terms::default(),
+        names,
     })
+}
+
+/// The pack's numbers for an entry's strings ([`entry_strings`], in order), in its name
+/// table: decoded tags then carry their names' numbers ([`CountedTags::names`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Side<'p> {
+    pub(crate) table: &'p Arc<NameTable>,
+    pub(crate) ids: &'p [u32],
 }
 
 /// One stored tag, its name an index into the entry's strings, and how many times it
@@ -388,14 +413,8 @@ fn walk_tags<'e>(
     };
     // Every string takes at least 1 byte and every tag 3: never trust a count the data
     // cannot hold.
-    let nstrings = usize::try_from(r.varint()?).ok()?;
-    if nstrings > entry.len() {
-        return None;
-    }
-    let mut strings = Vec::with_capacity(nstrings);
-    for _ in 0..nstrings {
-        strings.push(r.str()?);
-    }
+    let strings = read_strings(&mut r)?;
+    let nstrings = strings.len();
     let mut sub_kinds = SubKinds::new(&strings);
     let ntags = usize::try_from(r.varint()?).ok()?;
     if ntags > entry.len() / 3 {
@@ -440,6 +459,30 @@ fn walk_tags<'e>(
         each(tag, &strings);
     }
     Some((strings, r.pos))
+}
+
+/// The strings of an entry's table, in order (what its tags' names are indices into);
+/// `None` if the entry is damaged.
+pub(crate) fn entry_strings(entry: &[u8]) -> Option<Vec<&str>> {
+    decode_key(entry)?;
+    read_strings(&mut Reader {
+        buf: entry,
+        pos: HEADER_LEN,
+    })
+}
+
+/// An entry's string table, `r` at its start.
+fn read_strings<'e>(r: &mut Reader<'e>) -> Option<Vec<&'e str>> {
+    // Every string takes at least 1 byte: never trust a count the data cannot hold.
+    let nstrings = usize::try_from(r.varint()?).ok()?;
+    if nstrings > r.buf.len() {
+        return None;
+    }
+    let mut strings = Vec::with_capacity(nstrings);
+    for _ in 0..nstrings {
+        strings.push(r.str()?);
+    }
+    Some(strings)
 }
 
 /// Decodes code words encoded by [`encode_terms`]; `None` if damaged.
@@ -739,9 +782,9 @@ mod tests {
         let tags = vec![tag(1, "redirect_session", TagKind::Def, "function")];
         let mut bytes = encode(&a_key(), &tags, None);
         let (rel, f) = (Arc::from("a.rs"), Arc::from(Path::new("/r/a.rs")));
-        assert!(decode_counted(&bytes, &rel, &f).is_some());
+        assert!(decode_counted(&bytes, (&rel, &f), None).is_some());
         bytes.push(0);
-        assert!(decode_counted(&bytes, &rel, &f).is_none());
+        assert!(decode_counted(&bytes, (&rel, &f), None).is_none());
         assert!(decode_tags(&bytes, &rel, &f).is_none());
     }
 
@@ -815,9 +858,9 @@ mod tests {
         renamed[at..at + 8].copy_from_slice(b"functiox");
         assert!(decode_tags(&renamed, &rel, &f).is_none());
         for cut in 0..bytes.len() {
-            assert!(decode_counted(&bytes[..cut], &rel, &f).is_none());
+            assert!(decode_counted(&bytes[..cut], (&rel, &f), None).is_none());
         }
-        assert!(decode_counted(&renamed, &rel, &f).is_none());
+        assert!(decode_counted(&renamed, (&rel, &f), None).is_none());
     }
 
     #[test]
@@ -842,14 +885,14 @@ mod tests {
             grouped.extend((0..n).map(|_| tag(-1, name, TagKind::Ref, "identifier")));
         }
         assert_eq!(back, grouped);
-        let counted = decode_counted(&bytes, rel, f).unwrap();
+        let counted = decode_counted(&bytes, (rel, f), None).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
         // A group of no references can only be damage (the last group's count is the
         // entry's last byte).
         let mut zero = bytes.clone();
         let last = zero.len() - 1;
         zero[last] = 0;
-        assert!(decode_counted(&zero, rel, f).is_none());
+        assert!(decode_counted(&zero, (rel, f), None).is_none());
     }
 
     #[test]
@@ -864,7 +907,7 @@ mod tests {
         ];
         let key = a_key();
         let bytes = encode(&key, &tags, None);
-        let counted = decode_counted(&bytes, &tags[0].rel_fname, &tags[0].fname).unwrap();
+        let counted = decode_counted(&bytes, (&tags[0].rel_fname, &tags[0].fname), None).unwrap();
         assert_eq!(counted, CountedTags::from_tags(tags));
         assert_eq!(
             counted.refs.iter().collect::<Vec<_>>(),

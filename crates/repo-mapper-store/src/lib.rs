@@ -5,6 +5,7 @@ mod blobs;
 mod cached;
 mod codec;
 mod pack;
+mod pack_names;
 mod scan;
 mod store;
 mod words;

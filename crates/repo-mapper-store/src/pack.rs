@@ -3,49 +3,75 @@
 //! the pack never opens sled; sled holds what changed since (see `cached.rs`).
 //!
 //! ```text
-//! file  = magic:"RMPACK\x01" format:u8 entries:u32le chunks:u32le
-//!         chunk_len{chunks}: (raw:u32le, packed:u32le)
-//!         packed_chunk{chunks}           (zstd, level 1, of raw bytes)
+//! file  = magic:"RMPACK\x02" format:u8 entries:u32le chunks:u32le
+//!         chunk_len{chunks}: (raw:u32le, packed:u32le, ids_raw:u32le, ids_packed:u32le)
+//!         names_raw:u32le names_packed:u32le
+//!         (packed_chunk packed_ids){chunks} packed_names   (zstd, level 1, of raw bytes)
 //!         blake3-of-all-before:[u8;32]
 //! raw   = (key_len:varint key value_len:varint value)*
 //! ```
 //!
 //! Keys and values are the store's own (`scan::entry_key`, the `codec` entry). Chunks
-//! hold about [`CHUNK`] raw bytes each, so they are packed and unpacked in parallel.
+//! hold about [`CHUNK`] raw bytes each, so they are packed and unpacked in parallel. The
+//! ids and names parts (`pack_names`) number every string of the entries' tables once,
+//! so that tags served from the pack carry their names' numbers. A pack of the first
+//! layout (`"RMPACK\x01"`: `chunk_len` without the ids, no names) is still read; its
+//! tags carry no numbers, and the next whole scan writes it anew.
 
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
-use repo_mapper_tags::{Dialect, Language, leb128};
+use repo_mapper_tags::{Dialect, Language, NameTable, leb128};
 
-use crate::codec::{self, FORMAT};
+use crate::codec::{self, FORMAT, Side};
+use crate::pack_names::{ChunkIds, NamesBuilder, decode_ids, decode_names};
 use crate::words::replace_file;
 
-const MAGIC: &[u8; 7] = b"RMPACK\x01";
+const MAGIC: &[u8; 7] = b"RMPACK\x02";
+/// The first layout: no name table.
+const MAGIC_V1: &[u8; 7] = b"RMPACK\x01";
 const CHECKSUM_LEN: usize = 32;
 /// Raw bytes per chunk, about.
 const CHUNK: usize = 256 * 1024;
 /// The most raw bytes a chunk may claim: a chunk holds about [`CHUNK`] bytes and the
 /// entry that passed it, and no entry comes near this.
 const MAX_RAW_CHUNK: usize = 256 * 1024 * 1024;
+/// The most raw bytes the names part may claim.
+const MAX_RAW_NAMES: usize = 4 * MAX_RAW_CHUNK;
 /// zstd's fastest level: a pack is read on every warm run.
 const LEVEL: i32 = 1;
 
-/// Where one entry lies: its chunk, and the key's and the value's ranges there.
+/// Where one entry lies: its chunk, the key's and the value's ranges there, and the
+/// range of its strings' numbers in the chunk's ids.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     chunk: u32,
     key: (u32, u32),
     value: (u32, u32),
+    ids: (u32, u32),
 }
 
-/// A pack as read: its chunks unpacked, its entries indexed by a hash of their key.
+/// A pack as read: its chunks unpacked, its entries indexed by a hash of their key, and
+/// its name table (none in a pack of the first layout).
 #[derive(Debug, Default)]
 pub(crate) struct Pack {
     chunks: Vec<Vec<u8>>,
+    /// Per chunk: its entries' strings' numbers (empty without a name table).
+    ids: Vec<Vec<u32>>,
     index: HashMap<u64, Slot>,
+    names: Option<Arc<NameTable>>,
+}
+
+/// One chunk's lengths: raw and packed, of its entries then of their ids.
+#[derive(Debug, Clone, Copy)]
+struct ChunkLen {
+    raw: usize,
+    packed: usize,
+    ids_raw: usize,
+    ids_packed: usize,
 }
 
 impl Pack {
@@ -71,50 +97,69 @@ impl Pack {
         if blake3::hash(body).as_bytes()[..] != bytes[body.len()..] {
             return None;
         }
-        let rest = body.strip_prefix(MAGIC)?;
+        let (named, rest) = match body.strip_prefix(MAGIC) {
+            Some(rest) => (true, rest),
+            None => (false, body.strip_prefix(MAGIC_V1)?),
+        };
         let (&format, rest) = rest.split_first()?;
         if format != FORMAT {
             return None;
         }
         let (entries, rest) = read_u32(rest)?;
-        let (n, mut rest) = read_u32(rest)?;
-        // Counts bounded by the bytes there are, so that no count allocates beyond them.
-        if n as usize > rest.len() / 8 {
-            return None;
-        }
-        let mut lens = Vec::with_capacity(n as usize);
-        let mut raw_total = 0usize;
-        for _ in 0..n {
-            let (raw, r) = read_u32(rest)?;
-            let (packed, r) = read_u32(r)?;
-            if raw as usize > MAX_RAW_CHUNK {
-                return None;
-            }
-            raw_total += raw as usize;
-            lens.push((raw as usize, packed as usize));
-            rest = r;
-        }
+        let (lens, names_len, rest) = read_lens(rest, named)?;
         // An entry takes two length bytes at least.
-        if entries as usize > raw_total / 2 {
+        if entries as usize > lens.iter().map(|l| l.raw).sum::<usize>() / 2 {
             return None;
         }
-        let packed = split_chunks(rest, &lens)?;
-        let chunks: Option<Vec<Vec<u8>>> = packed
+        let (packed, packed_names) = split_chunks(rest, &lens, names_len.1, named)?;
+        let (chunks, names) = rayon::join(
+            || unpack_chunks(&packed, &lens),
+            || packed_names.map(|p| unpack(p, names_len.0).and_then(|r| decode_names(&r))),
+        );
+        let (chunks, names) = (chunks?, names.map_or(Some(None), |n| n.map(Some))?);
+        let name_count = names.as_ref().map_or(0, NameTable::len);
+        let ids: Option<Vec<ChunkIds>> = chunks
             .par_iter()
-            .zip(&lens)
-            .map(|(p, &(raw, _))| zstd::block::decompress(p, raw).ok())
+            .map(|c| match &c.ids {
+                Some(raw) => decode_ids(raw, name_count),
+                None => Some(ChunkIds::default()),
+            })
             .collect();
-        let chunks = chunks?;
-        let index = index_chunks(&chunks, entries as usize)?;
-        Some(Pack { chunks, index })
+        let ids = ids?;
+        let chunks: Vec<Vec<u8>> = chunks.into_iter().map(|c| c.entries).collect();
+        let index = index_chunks(&chunks, &ids, entries as usize)?;
+        Some(Pack {
+            chunks,
+            ids: ids.into_iter().map(|c| c.ids).collect(),
+            index,
+            names: names.map(Arc::new),
+        })
+    }
+
+    /// The value stored under `key` and its strings' numbers, if the pack has it (the
+    /// numbers if it has a name table and they were written for this entry).
+    pub(crate) fn get_named(&self, key: &[u8]) -> Option<(&[u8], Option<Side<'_>>)> {
+        let slot = self.index.get(&key_hash(key))?;
+        let chunk = &self.chunks[slot.chunk as usize];
+        let at = |(start, end): (u32, u32)| &chunk[start as usize..end as usize];
+        if at(slot.key) != key {
+            return None;
+        }
+        let side = self.names.as_ref().map(|table| Side {
+            table,
+            ids: &self.ids[slot.chunk as usize][slot.ids.0 as usize..slot.ids.1 as usize],
+        });
+        Some((at(slot.value), side))
     }
 
     /// The value stored under `key`, if the pack has it.
     pub(crate) fn get(&self, key: &[u8]) -> Option<&[u8]> {
-        let slot = self.index.get(&key_hash(key))?;
-        let chunk = &self.chunks[slot.chunk as usize];
-        let at = |(start, end): (u32, u32)| &chunk[start as usize..end as usize];
-        (at(slot.key) == key).then(|| at(slot.value))
+        self.get_named(key).map(|(value, _)| value)
+    }
+
+    /// Whether it has a name table (a pack of the first layout has none).
+    pub(crate) fn has_names(&self) -> bool {
+        self.names.is_some()
     }
 
     /// Every entry, as (key, value), in no order.
@@ -201,25 +246,115 @@ fn read_u32(bytes: &[u8]) -> Option<(u32, &[u8])> {
     Some((u32::from_le_bytes(*n), rest))
 }
 
-/// The packed chunks, by their lengths; `None` unless they fill `bytes` exactly.
-fn split_chunks<'b>(mut bytes: &'b [u8], lens: &[(usize, usize)]) -> Option<Vec<&'b [u8]>> {
-    let mut out = Vec::with_capacity(lens.len());
-    for &(_, packed) in lens {
-        let (chunk, rest) = bytes.split_at_checked(packed)?;
-        out.push(chunk);
-        bytes = rest;
+/// The chunks' lengths and the names part's (raw, packed), after which the packed parts
+/// begin.
+type Lens<'b> = (Vec<ChunkLen>, (usize, usize), &'b [u8]);
+
+/// The lengths the header gives ([`Lens`]); `None` if one is absurd.
+fn read_lens(rest: &[u8], named: bool) -> Option<Lens<'_>> {
+    let (n, mut rest) = read_u32(rest)?;
+    let per_chunk = if named { 16 } else { 8 };
+    // Counts bounded by the bytes there are, so that no count allocates beyond them.
+    if n as usize > rest.len() / per_chunk {
+        return None;
     }
-    bytes.is_empty().then_some(out)
+    let mut next = || -> Option<usize> {
+        let (v, r) = read_u32(rest)?;
+        rest = r;
+        Some(v as usize)
+    };
+    let mut lens = Vec::with_capacity(n as usize);
+    for _ in 0..n {
+        let (raw, packed) = (next()?, next()?);
+        let (ids_raw, ids_packed) = if named { (next()?, next()?) } else { (0, 0) };
+        if raw > MAX_RAW_CHUNK || ids_raw > MAX_RAW_CHUNK {
+            return None;
+        }
+        lens.push(ChunkLen {
+            raw,
+            packed,
+            ids_raw,
+            ids_packed,
+        });
+    }
+    let names = if named { (next()?, next()?) } else { (0, 0) };
+    if names.0 > MAX_RAW_NAMES {
+        return None;
+    }
+    Some((lens, names, rest))
 }
 
-/// Every entry's slot; `None` if a chunk is malformed or the count is not `entries`. Of
-/// two keys with one hash (or one key twice) the first is kept: the other reads as
-/// missing, which a scan treats as a file to check again.
-fn index_chunks(chunks: &[Vec<u8>], entries: usize) -> Option<HashMap<u64, Slot>> {
+/// The packed parts: per chunk its entries and its ids, then the names (if any).
+type Parts<'b> = (Vec<(&'b [u8], &'b [u8])>, Option<&'b [u8]>);
+
+/// The packed parts, by their lengths (the names if `named`); `None` unless they fill
+/// `bytes` exactly.
+fn split_chunks<'b>(
+    mut bytes: &'b [u8],
+    lens: &[ChunkLen],
+    names_packed: usize,
+    named: bool,
+) -> Option<Parts<'b>> {
+    let mut take = |len: usize| -> Option<&'b [u8]> {
+        let (part, rest) = bytes.split_at_checked(len)?;
+        bytes = rest;
+        Some(part)
+    };
+    let mut out = Vec::with_capacity(lens.len());
+    for l in lens {
+        out.push((take(l.packed)?, take(l.ids_packed)?));
+    }
+    let names = if named {
+        Some(take(names_packed)?)
+    } else {
+        None
+    };
+    bytes.is_empty().then_some((out, names))
+}
+
+/// A chunk unpacked: its entries, and its ids part where it has one.
+struct Unpacked {
+    entries: Vec<u8>,
+    ids: Option<Vec<u8>>,
+}
+
+/// Each chunk unpacked.
+fn unpack_chunks(packed: &[(&[u8], &[u8])], lens: &[ChunkLen]) -> Option<Vec<Unpacked>> {
+    packed
+        .par_iter()
+        .zip(lens)
+        .map(|(&(entries, ids), l)| {
+            let ids = match l.ids_packed {
+                0 => None,
+                _ => Some(unpack(ids, l.ids_raw)?),
+            };
+            Some(Unpacked {
+                entries: unpack(entries, l.raw)?,
+                ids,
+            })
+        })
+        .collect()
+}
+
+fn unpack(packed: &[u8], raw: usize) -> Option<Vec<u8>> {
+    zstd::block::decompress(packed, raw).ok()
+}
+
+/// Every entry's slot; `None` if a chunk is malformed, the count is not `entries`, or a
+/// chunk's ids (`ranges`, where it has them) are not one per entry. Of two keys with one
+/// hash (or one key twice) the first is kept: the other reads as missing, which a scan
+/// treats as a file to check again.
+fn index_chunks(
+    chunks: &[Vec<u8>],
+    ids: &[ChunkIds],
+    entries: usize,
+) -> Option<HashMap<u64, Slot>> {
     let mut index = HashMap::with_capacity(entries);
     let mut seen = 0;
     for (c, chunk) in chunks.iter().enumerate() {
         let mut at = 0;
+        let ranges = &ids[c].ranges;
+        let mut ids = ranges.iter();
         while at < chunk.len() {
             let (key, after_key) = field(chunk, at)?;
             let (value, next) = field(chunk, after_key)?;
@@ -227,11 +362,19 @@ fn index_chunks(chunks: &[Vec<u8>], entries: usize) -> Option<HashMap<u64, Slot>
                 chunk: c as u32,
                 key,
                 value,
+                ids: if ranges.is_empty() {
+                    (0, 0)
+                } else {
+                    *ids.next()?
+                },
             };
             let k = key_hash(&chunk[key.0 as usize..key.1 as usize]);
             index.entry(k).or_insert(slot);
             seen += 1;
             at = next;
+        }
+        if ids.next().is_some() {
+            return None;
         }
     }
     (seen == entries).then_some(index)
@@ -252,13 +395,15 @@ fn key_hash(key: &[u8]) -> u64 {
 }
 
 /// Builds a pack from entries given one at a time, packing each chunk as it fills (so
-/// the raw entries are never all held at once).
+/// the raw entries are never all held at once), and numbering their strings.
 #[derive(Debug, Default)]
 pub(crate) struct PackBuilder {
-    /// Packed chunks, each with its raw length.
-    done: Vec<(u32, Vec<u8>)>,
+    /// Packed chunks, each with its raw length and how many entries it holds.
+    done: Vec<(u32, Vec<u8>, usize)>,
     current: Vec<u8>,
+    current_entries: usize,
     entries: u32,
+    names: NamesBuilder,
     failed: Option<io::Error>,
 }
 
@@ -269,7 +414,9 @@ impl PackBuilder {
             leb128::push(&mut self.current, part.len() as u64);
             self.current.extend_from_slice(part);
         }
+        self.names.add_entry(value);
         self.entries += 1;
+        self.current_entries += 1;
         if self.current.len() >= CHUNK {
             self.pack_current();
         }
@@ -277,8 +424,9 @@ impl PackBuilder {
 
     fn pack_current(&mut self) {
         let raw = std::mem::take(&mut self.current);
+        let count = std::mem::take(&mut self.current_entries);
         match zstd::block::compress(&raw, LEVEL) {
-            Ok(packed) => self.done.push((raw.len() as u32, packed)),
+            Ok(packed) => self.done.push((raw.len() as u32, packed, count)),
             Err(e) => self.failed = Some(e),
         }
     }
@@ -291,17 +439,41 @@ impl PackBuilder {
         if let Some(e) = self.failed {
             return Err(e);
         }
+        let (raw_names, numbers) = self.names.finish();
+        let starts = numbers.starts();
+        let mut firsts = Vec::with_capacity(self.done.len());
+        let mut first = 0;
+        for &(_, _, count) in &self.done {
+            firsts.push((first, count));
+            first += count;
+        }
+        let ids: io::Result<Vec<(usize, Vec<u8>)>> = firsts
+            .par_iter()
+            .map(|&(first, count)| {
+                let raw = numbers.encode(&starts, first, count);
+                Ok((raw.len(), zstd::block::compress(&raw, LEVEL)?))
+            })
+            .collect();
+        let ids = ids?;
+        let names = zstd::block::compress(&raw_names, LEVEL)?;
         let mut out = MAGIC.to_vec();
         out.push(FORMAT);
         out.extend_from_slice(&self.entries.to_le_bytes());
         out.extend_from_slice(&(self.done.len() as u32).to_le_bytes());
-        for (raw, packed) in &self.done {
-            out.extend_from_slice(&raw.to_le_bytes());
-            out.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+        let mut put = |v: usize| out.extend_from_slice(&(v as u32).to_le_bytes());
+        for ((raw, packed, _), (ids_raw, ids_packed)) in self.done.iter().zip(&ids) {
+            put(*raw as usize);
+            put(packed.len());
+            put(*ids_raw);
+            put(ids_packed.len());
         }
-        for (_, packed) in &self.done {
+        put(raw_names.len());
+        put(names.len());
+        for ((_, packed, _), (_, ids_packed)) in self.done.iter().zip(&ids) {
             out.extend_from_slice(packed);
+            out.extend_from_slice(ids_packed);
         }
+        out.extend_from_slice(&names);
         let checksum = blake3::hash(&out);
         out.extend_from_slice(checksum.as_bytes());
         Ok(out)
@@ -314,6 +486,34 @@ impl PackBuilder {
         }
         replace_file(path, &self.finish()?)
     }
+}
+
+/// A pack of the first layout (one chunk, no names) holding `entries`.
+#[cfg(test)]
+pub(crate) fn first_layout(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
+    let mut raw = Vec::new();
+    for (k, v) in entries {
+        for part in [k, v] {
+            leb128::push(&mut raw, part.len() as u64);
+            raw.extend_from_slice(part);
+        }
+    }
+    let packed = zstd::block::compress(&raw, LEVEL).unwrap();
+    let mut bytes = MAGIC_V1.to_vec();
+    bytes.push(FORMAT);
+    for n in [entries.len(), 1, raw.len(), packed.len()] {
+        bytes.extend_from_slice(&(n as u32).to_le_bytes());
+    }
+    bytes.extend_from_slice(&packed);
+    let checksum = blake3::hash(&bytes);
+    bytes.extend_from_slice(checksum.as_bytes());
+    bytes
+}
+
+/// The pack in `bytes`, for tests of other modules.
+#[cfg(test)]
+pub(crate) fn parsed(bytes: &[u8]) -> Option<Pack> {
+    Pack::parse(bytes)
 }
 
 #[cfg(test)]
@@ -351,6 +551,96 @@ mod tests {
         assert_eq!(pack.get(b"d/repo/src/other.rs"), None);
         let empty = Pack::parse(&built(&[])).expect("an empty pack is sound");
         assert_eq!(empty.len(), 0);
+    }
+
+    /// Real entries: each file's tags, encoded as the store keeps them.
+    fn tagged_entries(n: usize) -> Vec<(Vec<u8>, Vec<u8>, Vec<repo_mapper_tags::Tag>)> {
+        use repo_mapper_tags::{FileStamp, Tag, TagKind};
+        let key = codec::FileKey {
+            stamp: FileStamp {
+                size: 1,
+                mtime: (1, 0),
+                ctime: (1, 0),
+                inode: 1,
+            },
+            hash: [7; 32],
+            racy: false,
+        };
+        (0..n)
+            .map(|i| {
+                let rel: Arc<str> = Arc::from(format!("f{i}.py"));
+                let fname: Arc<Path> = Arc::from(Path::new(&*format!("/r/f{i}.py")));
+                let tag = |line: i32, name: String, kind| Tag {
+                    rel_fname: Arc::clone(&rel),
+                    fname: Arc::clone(&fname),
+                    line,
+                    name,
+                    kind,
+                    sub_kind: if kind == TagKind::Def {
+                        "function"
+                    } else {
+                        "call"
+                    },
+                };
+                let tags = vec![
+                    tag(1, format!("own_{i}"), TagKind::Def),
+                    tag(2, "shared".into(), TagKind::Ref),
+                    tag(3, format!("r{}", i % 7), TagKind::Ref),
+                    tag(4, "shared".into(), TagKind::Ref),
+                    tag(5, format!("é{}", i % 3), TagKind::Def),
+                ];
+                let key_bytes = format!("d/r/f{i}.py").into_bytes();
+                (key_bytes, codec::encode(&key, &tags, None), tags)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tags_from_the_pack_carry_their_names_numbers() {
+        let all = tagged_entries(2_000);
+        let mut b = PackBuilder::default();
+        for (k, v, _) in &all {
+            b.push(k, v);
+        }
+        let pack = Pack::parse(&b.finish().unwrap()).expect("sound");
+        assert!(pack.has_names() && pack.chunks.len() > 1);
+        let table = pack.names.clone().unwrap();
+        // Each distinct string once: own_i and é0..2, shared and r0..6, two sub-kinds.
+        assert_eq!(table.len(), 2_000 + 3 + 1 + 7 + 2);
+        // Numbered by how many entries hold them: those every entry holds first.
+        let first: Vec<&str> = table.iter().take(3).collect();
+        assert!(
+            first.contains(&"shared") && first.contains(&"function"),
+            "{first:?}"
+        );
+        for (k, v, tags) in &all {
+            let (value, side) = pack.get_named(k).unwrap();
+            assert_eq!(value, &v[..]);
+            let side = side.unwrap();
+            let strings = codec::entry_strings(value).unwrap();
+            let named: Vec<&str> = side.ids.iter().map(|&i| table.get(i).unwrap()).collect();
+            assert_eq!(named, strings);
+            let names = (&tags[0].rel_fname, &tags[0].fname);
+            let counted = codec::decode_counted(value, names, Some(side)).unwrap();
+            let ids = counted.names.as_ref().unwrap();
+            let by_number: Vec<&str> = ids.ids.iter().map(|&i| table.get(i).unwrap()).collect();
+            let defs = counted.defs.iter().map(|t| t.name.as_str());
+            let by_text: Vec<&str> = defs.chain(counted.refs.iter().map(|(n, _)| n)).collect();
+            assert_eq!(by_number, by_text);
+        }
+    }
+
+    #[test]
+    fn a_pack_of_the_first_layout_is_read_without_names() {
+        let all = tagged_entries(10);
+        let kv: Vec<(Vec<u8>, Vec<u8>)> =
+            all.iter().map(|(k, v, _)| (k.clone(), v.clone())).collect();
+        let pack = Pack::parse(&first_layout(&kv)).expect("the first layout is read");
+        assert!(!pack.has_names());
+        for (k, v, _) in &all {
+            let (value, side) = pack.get_named(k).unwrap();
+            assert_eq!((value, side.is_none()), (&v[..], true));
+        }
     }
 
     #[test]

@@ -565,8 +565,9 @@ fn check(
         abs: Arc::from(fname),
     };
     let key = entry_key(opts.dialect, fname);
-    let packed = pack.and_then(|p| p.get(&key));
-    if let Some(mut hit) = packed.and_then(|e| trusted_by_stat(e, &stat, &names))
+    let named = pack.and_then(|p| p.get_named(&key));
+    let packed = named.map(|(entry, _)| entry);
+    if let Some(mut hit) = named.and_then(|(e, side)| trusted_by_stat(e, &stat, &names, side))
         && add_kept_words(store, opts, &mut hit)
     {
         if let Outcome::Stored { served, .. } = &mut hit {
@@ -578,7 +579,7 @@ fn check(
     let stored = store.get(&key).or_else(|| packed.map(<[u8]>::to_vec));
     if let Some(mut hit) = stored
         .as_deref()
-        .and_then(|e| trusted_by_stat(e, &stat, &names))
+        .and_then(|e| trusted_by_stat(e, &stat, &names, None))
         && add_kept_words(store, opts, &mut hit)
     {
         return Checked::Done(hit);
@@ -698,13 +699,19 @@ impl Stat {
 }
 
 /// The stored entry, trusted without reading the file: only if neither this scan nor the
-/// one that wrote the entry saw the file within the racy window.
-fn trusted_by_stat(entry: &[u8], stat: &Stat, names: &Names) -> Option<Outcome> {
+/// one that wrote the entry saw the file within the racy window. Its tags carry their
+/// names' numbers where the pack gives them (`side`).
+fn trusted_by_stat(
+    entry: &[u8],
+    stat: &Stat,
+    names: &Names,
+    side: Option<codec::Side<'_>>,
+) -> Option<Outcome> {
     let k = codec::decode_key(entry)?;
     if stat.racy || k.racy || k.stamp != stat.stamp {
         return None;
     }
-    let tags = codec::decode_counted(entry, &names.rel, &names.abs)?;
+    let tags = codec::decode_counted(entry, (&names.rel, &names.abs), side)?;
     Some(Outcome::Stored {
         tags,
         note: codec::decode_note(entry),
@@ -725,7 +732,7 @@ fn confirmed_by_hash(
     if k.hash != key.hash {
         return None;
     }
-    let tags = codec::decode_counted(&entry, &names.rel, &names.abs)?;
+    let tags = codec::decode_counted(&entry, (&names.rel, &names.abs), None)?;
     let note = codec::decode_note(&entry);
     let unchanged = k.stamp == key.stamp;
     let rewrite = (k != *key).then(|| codec::with_key(entry, key));

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use crate::{Tag, TagKind, Terms};
+use crate::{NameIds, Tag, TagKind, Terms};
 
 /// A file's references counted per identifier, in order of first reference.
 ///
@@ -96,7 +96,10 @@ impl RefCounts {
 }
 
 /// One file's tags as a map uses them: definitions in file order, references counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Two are equal when their tags, references and words are: [`names`](Self::names) says
+/// where the names are numbered, not what they are.
+#[derive(Debug, Clone, Default)]
 pub struct CountedTags {
     /// The definition tags, in extraction order.
     pub defs: Vec<Tag>,
@@ -105,7 +108,18 @@ pub struct CountedTags {
     /// Every code word of the file's text, counted (empty unless the scan that read the
     /// file was asked for them).
     pub terms: Terms,
+    /// The numbers of the names of `defs` then `refs` in a table shared by many files,
+    /// where the store has them (from its pack); `None` otherwise.
+    pub names: Option<NameIds>,
 }
+
+impl PartialEq for CountedTags {
+    fn eq(&self, other: &CountedTags) -> bool {
+        self.defs == other.defs && self.refs == other.refs && self.terms == other.terms
+    }
+}
+
+impl Eq for CountedTags {}
 
 impl CountedTags {
     /// Splits `tags`: definitions kept, references counted.
@@ -117,6 +131,7 @@ impl CountedTags {
             defs: tags,
             refs,
             terms: Terms::default(),
+            names: None,
         }
     }
 

@@ -7,11 +7,13 @@ mod counted;
 pub mod explore;
 #[cfg(feature = "extract")]
 mod extract;
+pub mod fxhash;
 #[cfg(feature = "extract")]
 mod ident_walk;
 mod language;
 pub mod leb128;
 mod limits;
+mod names;
 pub mod pycompat;
 #[cfg(feature = "extract")]
 mod pygments;
@@ -34,6 +36,7 @@ pub use extract::{
 };
 pub use language::{Language, filename_to_lang};
 pub use limits::{CutShort, Deadline, Limits};
+pub use names::{NameIds, NameTable};
 pub use pycompat::normalize_newlines;
 #[cfg(feature = "extract")]
 pub use pygments::names as pygments_names;

@@ -126,6 +126,33 @@ fn a_first_whole_scan_leaves_every_entry_in_the_pack_and_sled_empty() {
     assert_eq!(defs(&warm), defs(&cold));
 }
 
+#[test]
+fn tags_served_by_the_pack_come_with_their_names_numbered() {
+    let repo = Repo::new(20);
+    let numbered = |out: &ScanOutput| out.tags.iter().filter(|t| t.names.is_some()).count();
+    let (cold, _) = repo.whole();
+    assert_eq!(numbered(&cold), 0, "parsed now");
+    let (warm, _) = repo.whole();
+    assert_eq!(numbered(&warm), 20);
+    for tags in &warm.tags {
+        let names = tags.names.as_ref().unwrap();
+        let by_number: Vec<&str> = names
+            .ids
+            .iter()
+            .map(|&i| names.table.get(i).unwrap())
+            .collect();
+        let defs = tags.defs.iter().map(|t| t.name.as_str());
+        let by_text: Vec<&str> = defs.chain(tags.refs.iter().map(|(n, _)| n)).collect();
+        assert_eq!(by_number, by_text);
+    }
+    repo.edit(3, "def changed():\n    other()\n");
+    settle();
+    let (edited, _) = repo.whole();
+    assert_eq!(numbered(&edited), 19, "the changed file comes from sled");
+    assert!(edited.tags[3].names.is_none());
+    assert_eq!(edited.tags[3].defs[0].name, "changed");
+}
+
 /// Every file under `dir` (recursively, by path) with its length and modification time.
 fn files_under(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
     let mut out = Vec::new();

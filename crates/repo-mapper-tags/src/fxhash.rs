@@ -1,12 +1,25 @@
-//! A fast, non-cryptographic hasher for the identifier interner (rustc's FxHash with a
-//! finaliser): the index hashes every tag name once, and SipHash dominated that on large
-//! repositories.
+//! A fast, non-cryptographic hasher for tables of identifier names (rustc's FxHash with a
+//! finaliser): ranking hashes every tag name of a request, and the pack's name table every
+//! name it holds; SipHash dominated both on large repositories. Nothing hashed with it
+//! is kept: its values may change between versions.
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use repo_mapper_tags::fxhash::FxBuildHasher;
+//!
+//! let mut ids: HashMap<&str, u32, FxBuildHasher> = HashMap::default();
+//! ids.insert("parse", 0);
+//! assert_eq!(ids.get("parse"), Some(&0));
+//! ```
 
-use std::hash::Hasher;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Builds [`FxHasher`]s, for `HashMap` and `HashSet`.
+pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 
 /// rustc's `FxHasher`, with a splitmix64 finaliser.
 #[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct FxHasher {
+pub struct FxHasher {
     hash: u64,
 }
 

@@ -1,0 +1,287 @@
+//! Interning by number: when most of a request's names come numbered in one shared table
+//! ([`FileTags::names`], from the store's pack), each name's id is found by its number
+//! through an array, and no name is hashed. Files without numbers (changed since the
+//! pack was written) have theirs found by text: their few distinct names are looked up
+//! as the table's names pass by once, and names the table lacks get numbers past its
+//! end. Ids are then given as the sharded interner gives them meaning: only defined
+//! names get one, in order of first definition.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use rayon::prelude::*;
+use repo_mapper_tags::fxhash::FxBuildHasher;
+use repo_mapper_tags::{NameTable, TagKind};
+
+use crate::FileTags;
+use crate::csr::NONE;
+use crate::intern::{Interned, NameLookup, file_names, starts};
+
+/// The share of a request's names that must come numbered in one table for numbering to
+/// be used (below it, hashing them costs less than reading the table).
+const MIN_NUMBERED: (usize, usize) = (3, 4);
+
+/// Interns `files` by number if most of their names are numbered in one table; `None`
+/// otherwise (then hash them).
+pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Interned<'a>> {
+    let table = shared_table(files, skip)?;
+    let starts = starts(files, skip);
+    let numbered = |fi: usize| !skip[fi] && numbered_in(&files[fi], table);
+    let covered: usize = (0..files.len())
+        .filter(|&fi| numbered(fi))
+        .map(|fi| starts[fi + 1] - starts[fi])
+        .sum();
+    let total = *starts.last()?;
+    if covered * MIN_NUMBERED.1 < total * MIN_NUMBERED.0 {
+        return None;
+    }
+    let strays = Strays::number(files, skip, table, &numbered);
+    // Per file: a number per tag then reference (none for skipped files).
+    let numbers: Vec<&[u32]> = (0..files.len())
+        .map(|fi| match files[fi].names {
+            _ if skip[fi] => &[][..],
+            Some(n) if numbered(fi) => &n.ids[..],
+            _ => &strays.of_file[fi][..],
+        })
+        .collect();
+    let mut dense = vec![NONE; table.len() + strays.extra];
+    let mut names = Vec::new();
+    let mut name_at = Vec::new();
+    for (fi, file) in files.iter().enumerate() {
+        for (tag, (k, &number)) in file.tags.iter().zip(numbers[fi].iter().enumerate()) {
+            let slot = &mut dense[number as usize];
+            if tag.kind == TagKind::Def && *slot == NONE {
+                *slot = names.len() as u32;
+                names.push(tag.name.as_str());
+                name_at.push((fi as u32, k as u32));
+            }
+        }
+    }
+    let ids = dense_ids(&numbers, &starts, &dense);
+    Some(Interned {
+        names,
+        name_at,
+        lookup: NameLookup::Lazy(OnceLock::new()),
+        ids,
+        starts,
+    })
+}
+
+/// The table most files' names are numbered in: the first numbered file's.
+fn shared_table<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<&'a Arc<NameTable>> {
+    files
+        .iter()
+        .zip(skip)
+        .filter(|(_, skip)| !**skip)
+        .find_map(|(f, _)| f.names.filter(|n| numbered_in(f, &n.table)))
+        .map(|n| &n.table)
+}
+
+/// Whether `file`'s names are numbered in `table`, one number per tag and reference.
+fn numbered_in(file: &FileTags<'_>, table: &Arc<NameTable>) -> bool {
+    file.names.is_some_and(|n| {
+        Arc::ptr_eq(&n.table, table) && n.ids.len() == file.tags.len() + file.refs.len()
+    })
+}
+
+/// Numbers for the names of files not numbered in the table.
+struct Strays {
+    /// Per file: a number per tag and reference if it is not numbered in the table, else
+    /// none.
+    of_file: Vec<Vec<u32>>,
+    /// How many names the table lacks (numbered from its end).
+    extra: usize,
+}
+
+impl Strays {
+    fn number(
+        files: &[FileTags<'_>],
+        skip: &[bool],
+        table: &NameTable,
+        numbered: &dyn Fn(usize) -> bool,
+    ) -> Strays {
+        let strays: Vec<usize> = (0..files.len())
+            .filter(|&fi| !skip[fi] && !numbered(fi))
+            .collect();
+        let mut of_file = vec![Vec::new(); files.len()];
+        if strays.is_empty() {
+            return Strays { of_file, extra: 0 };
+        }
+        // Each distinct stray name, by text: its index among them.
+        let mut distinct: HashMap<&str, u32, FxBuildHasher> = HashMap::default();
+        for &fi in &strays {
+            for (name, _) in file_names(&files[fi]) {
+                let next = distinct.len() as u32;
+                distinct.entry(name).or_insert(next);
+            }
+        }
+        let numbers = numbers_in_table(table, &distinct);
+        let mut extra = 0;
+        let numbers: Vec<u32> = numbers
+            .into_iter()
+            .map(|n| {
+                n.unwrap_or_else(|| {
+                    extra += 1;
+                    (table.len() + extra - 1) as u32
+                })
+            })
+            .collect();
+        for fi in strays {
+            of_file[fi] = file_names(&files[fi])
+                .map(|(name, _)| numbers[distinct[name] as usize])
+                .collect();
+        }
+        Strays { of_file, extra }
+    }
+}
+
+/// Per distinct name (by its index in `distinct`): its number in `table`, if it has one.
+/// One pass over the table's names, in parallel, each looked up among the few.
+fn numbers_in_table(
+    table: &NameTable,
+    distinct: &HashMap<&str, u32, FxBuildHasher>,
+) -> Vec<Option<u32>> {
+    let names: Vec<&str> = table.iter().collect();
+    let found: Vec<(u32, u32)> = names
+        .par_iter()
+        .enumerate()
+        .filter_map(|(number, name)| Some((*distinct.get(name)?, number as u32)))
+        .collect();
+    let mut numbers = vec![None; distinct.len()];
+    for (i, number) in found {
+        numbers[i as usize].get_or_insert(number);
+    }
+    numbers
+}
+
+/// Every slot's id (`dense` of its number), files in parallel.
+fn dense_ids(numbers: &[&[u32]], starts: &[usize], dense: &[u32]) -> Vec<u32> {
+    let mut ids = vec![NONE; starts.last().copied().unwrap_or(0)];
+    let mut rest: &mut [u32] = &mut ids;
+    let mut per_file = Vec::with_capacity(numbers.len());
+    for (fi, &numbers) in numbers.iter().enumerate() {
+        let (head, tail) = rest.split_at_mut(starts[fi + 1] - starts[fi]);
+        per_file.push((numbers, head));
+        rest = tail;
+    }
+    per_file.into_par_iter().for_each(|(numbers, out)| {
+        for (id, &number) in out.iter_mut().zip(numbers) {
+            *id = dense[number as usize];
+        }
+    });
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{def, file, refr};
+    use repo_mapper_tags::{NameIds, RefCounts, Tag};
+
+    /// `tags` and `refs` numbered in `table` (by text).
+    fn numbered(table: &Arc<NameTable>, tags: &[Tag], refs: &RefCounts) -> NameIds {
+        let number = |name: &str| table.iter().position(|n| n == name).unwrap() as u32;
+        let names = tags.iter().map(|t| t.name.as_str());
+        NameIds {
+            table: Arc::clone(table),
+            ids: names
+                .chain(refs.iter().map(|(n, _)| n))
+                .map(number)
+                .collect(),
+        }
+    }
+
+    fn counted(pairs: &[(&str, u32)]) -> RefCounts {
+        let mut refs = RefCounts::new();
+        for &(name, count) in pairs {
+            refs.push(name, count);
+        }
+        refs
+    }
+
+    /// Each slot's name as an interning names it ("-": no id).
+    fn slot_names<'a>(interned: &Interned<'a>) -> Vec<&'a str> {
+        let name = |&id: &u32| interned.names.get(id as usize).copied().unwrap_or("-");
+        interned.ids.iter().map(name).collect()
+    }
+
+    #[test]
+    fn numbers_intern_as_hashing_does_with_strays_other_tables_and_skips() {
+        let table = Arc::new(NameTable::new(["x", "y", "z", "q", "unused"]).unwrap());
+        let other = Arc::new(NameTable::new(["w", "x"]).unwrap());
+        let tags: Vec<Vec<Tag>> = vec![
+            vec![def("a", 1, "x"), refr("a", 2, "y")],
+            vec![def("b", 1, "y"), refr("b", 2, "z")],
+            // A stray: not numbered (changed since the pack), it defines a name the
+            // numbered files reference, and one the table lacks.
+            vec![def("c", 1, "z"), def("c", 2, "new"), refr("c", 3, "x")],
+            vec![def("d", 1, "x"), refr("d", 2, "y"), def("d", 3, "y")],
+            // Skipped: its definition of `q` counts for nothing.
+            vec![def("e", 1, "q")],
+            // Numbered in another table: found by text.
+            vec![def("f", 1, "w")],
+            vec![refr("g", 1, "x"), refr("g", 2, "y"), refr("g", 3, "q")],
+        ];
+        let refs = [
+            counted(&[("q", 2), ("z", 1), ("y", 1)]),
+            counted(&[("x", 3), ("q", 1)]),
+            counted(&[("new", 1), ("y", 1)]),
+            counted(&[("z", 4), ("q", 1), ("x", 2)]),
+            counted(&[]),
+            counted(&[("x", 1)]),
+            counted(&[("z", 1), ("y", 2), ("x", 5), ("unused", 1)]),
+        ];
+        let ids: Vec<Option<NameIds>> = (0..tags.len())
+            .map(|i| match i {
+                2 => None,
+                5 => Some(numbered(&other, &tags[i], &refs[i])),
+                _ => Some(numbered(&table, &tags[i], &refs[i])),
+            })
+            .collect();
+        let files: Vec<FileTags<'_>> = (0..tags.len())
+            .map(|i| {
+                let mut f = file(["a", "b", "c", "d", "e", "f", "g"][i], &tags[i], false);
+                f.refs = &refs[i];
+                f.names = ids[i].as_ref();
+                f
+            })
+            .collect();
+        let skip = [false, false, false, false, true, false, false];
+        let by_number = interned(&files, &skip).expect("most names are numbered");
+        let by_hash = Interned::build_in_shards(&files, &skip, 3);
+        assert_eq!(slot_names(&by_number), slot_names(&by_hash));
+        assert_eq!(by_number.starts, by_hash.starts);
+        let mut names = by_number.names.clone();
+        names.sort_unstable();
+        assert_eq!(names, ["new", "w", "x", "y", "z"]);
+        for (id, &(fi, k)) in by_number.name_at.iter().enumerate() {
+            assert_eq!(
+                files[fi as usize].tags[k as usize].name,
+                by_number.names[id]
+            );
+        }
+        for name in ["x", "z", "new", "w", "q", "unused", "absent"] {
+            let found = [&by_number, &by_hash]
+                .map(|i| i.lookup.find(&i.names, name).map(|id| i.names[id as usize]));
+            assert_eq!(found[0], found[1], "{name}");
+        }
+    }
+
+    #[test]
+    fn few_numbered_names_are_hashed_instead() {
+        let table = Arc::new(NameTable::new(["x"]).unwrap());
+        let (a, b) = (
+            vec![def("a", 1, "x")],
+            vec![def("b", 1, "x"), refr("b", 2, "x")],
+        );
+        let ids = numbered(&table, &a, &RefCounts::new());
+        let mut numbered_file = file("a", &a, false);
+        numbered_file.names = Some(&ids);
+        let files = [numbered_file, file("b", &b, false)];
+        assert!(
+            interned(&files, &[false, false]).is_none(),
+            "1 of 3 names numbered"
+        );
+        assert!(interned(&files[..1], &[false]).is_some());
+    }
+}
