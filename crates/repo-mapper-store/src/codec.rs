@@ -305,7 +305,7 @@ pub(crate) fn decode_tags(
     fname: &Arc<Path>,
 ) -> Option<Vec<Tag>> {
     let mut tags = Vec::new();
-    let (_, end) = walk_tags(entry, |t, strings| {
+    let (_, end) = walk_tags(entry, None, |t, strings| {
         let tag = t.to_tag(strings, rel_fname, fname);
         tags.extend(std::iter::repeat_n(tag, t.count as usize));
     })?;
@@ -320,13 +320,15 @@ pub(crate) fn decode_counted(
     (rel_fname, fname): (&Arc<str>, &Arc<Path>),
     side: Option<Side<'_>>,
 ) -> Option<CountedTags> {
+    // The side numbers every string of the table, or it is not this entry's.
+    let side = side.filter(|s| entry_len_is(entry, s.ids.len()));
     let mut defs = Vec::new();
     // The definitions' names, as indices into the entry's strings (for `side`).
     let mut def_names: Vec<u32> = Vec::new();
     // Per string: its reference count; and the strings referenced, in first-seen order.
     let mut counts: Vec<u32> = Vec::new();
     let mut order: Vec<u32> = Vec::new();
-    let (strings, end) = walk_tags(entry, |t, strings| {
+    let (strings, end) = walk_tags(entry, side, |t, strings| {
         if t.kind == TagKind::Def {
             defs.push(t.to_tag(strings, rel_fname, fname));
             if side.is_some() {
@@ -342,22 +344,31 @@ pub(crate) fn decode_counted(
         }
         counts[t.name] = counts[t.name].saturating_add(t.count);
     })?;
-    let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
-    let mut refs = RefCounts::with_capacity(order.len(), bytes);
-    for &i in &order {
-        refs.push(strings[i as usize], counts[i as usize]);
-    }
-    // The side numbers every string of the table, or it is not this entry's.
-    let names = side
-        .filter(|s| s.ids.len() == strings.len())
-        .map(|s| NameIds {
-            table: Arc::clone(s.table),
-            ids: def_names
+    let refs = match side {
+        // Numbered: no name copied.
+        Some(s) => {
+            let refs = order
                 .iter()
-                .chain(&order)
-                .map(|&i| s.ids[i as usize])
-                .collect(),
-        });
+                .map(|&i| (s.ids[i as usize], counts[i as usize]));
+            RefCounts::numbered(Arc::clone(s.table), refs.collect())
+        }
+        None => {
+            let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
+            let mut refs = RefCounts::with_capacity(order.len(), bytes);
+            for &i in &order {
+                refs.push(strings[i as usize], counts[i as usize]);
+            }
+            refs
+        }
+    };
+    let names = side.map(|s| NameIds {
+        table: Arc::clone(s.table),
+        ids: def_names
+            .iter()
+            .chain(&order)
+            .map(|&i| s.ids[i as usize])
+            .collect(),
+    });
     (end == entry.len()).then(|| CountedTags {
         defs,
         refs,
@@ -404,6 +415,7 @@ impl StoredTag {
 /// discarded).
 fn walk_tags<'e>(
     entry: &'e [u8],
+    side: Option<Side<'e>>,
     mut each: impl FnMut(StoredTag, &[&'e str]),
 ) -> Option<(Vec<&'e str>, usize)> {
     decode_key(entry)?;
@@ -413,7 +425,10 @@ fn walk_tags<'e>(
     };
     // Every string takes at least 1 byte and every tag 3: never trust a count the data
     // cannot hold.
-    let strings = read_strings(&mut r)?;
+    let strings = match side {
+        Some(side) => strings_by_number(&mut r, side)?,
+        None => read_strings(&mut r)?,
+    };
     let nstrings = strings.len();
     let mut sub_kinds = SubKinds::new(&strings);
     let ntags = usize::try_from(r.varint()?).ok()?;
@@ -461,6 +476,12 @@ fn walk_tags<'e>(
     Some((strings, r.pos))
 }
 
+/// Whether the entry's string table holds `n` strings.
+fn entry_len_is(entry: &[u8], n: usize) -> bool {
+    let mut rest = entry.get(HEADER_LEN..).unwrap_or_default();
+    leb128::take(&mut rest).is_some_and(|count| count == n as u64)
+}
+
 /// The strings of an entry's table, in order (what its tags' names are indices into);
 /// `None` if the entry is damaged.
 pub(crate) fn entry_strings(entry: &[u8]) -> Option<Vec<&str>> {
@@ -483,6 +504,21 @@ fn read_strings<'e>(r: &mut Reader<'e>) -> Option<Vec<&'e str>> {
         strings.push(r.str()?);
     }
     Some(strings)
+}
+
+/// An entry's string table as `side` numbers it, `r` at its start: each string's bytes
+/// passed over, its text taken from the name table (checked as UTF-8 once, when the
+/// pack was read); `None` if the table does not number this entry's strings.
+fn strings_by_number<'e>(r: &mut Reader<'e>, side: Side<'e>) -> Option<Vec<&'e str>> {
+    let nstrings = usize::try_from(r.varint()?).ok()?;
+    if nstrings != side.ids.len() {
+        return None;
+    }
+    for _ in 0..nstrings {
+        let len = usize::try_from(r.varint()?).ok()?;
+        r.pos = r.pos.checked_add(len).filter(|&end| end <= r.buf.len())?;
+    }
+    side.ids.iter().map(|&id| side.table.get(id)).collect()
 }
 
 /// Decodes code words encoded by [`encode_terms`]; `None` if damaged.

@@ -7,26 +7,45 @@
 //! hundred megabytes for a warm run.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use crate::{NameIds, Tag, TagKind, Terms};
+use crate::{NameIds, NameTable, Tag, TagKind, Terms};
 
 /// A file's references counted per identifier, in order of first reference.
 ///
+/// The names are held as text, or as numbers in a [`NameTable`] many files share
+/// ([`RefCounts::numbered`]: what the store's pack gives, without copying a name).
+/// Either way [`iter`](Self::iter) gives the names, and two are equal when it gives the
+/// same.
+///
 /// ```
-/// use repo_mapper_tags::RefCounts;
+/// use std::sync::Arc;
+/// use repo_mapper_tags::{NameTable, RefCounts};
 ///
 /// let mut refs = RefCounts::new();
 /// refs.push("open", 3);
 /// refs.push("close", 1);
 /// assert_eq!(refs.iter().collect::<Vec<_>>(), [("open", 3), ("close", 1)]);
+/// let table = Arc::new(NameTable::new(["close", "open"]).unwrap());
+/// assert_eq!(RefCounts::numbered(table, vec![(1, 3), (0, 1)]), refs);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct RefCounts {
-    /// The names, back to back.
+    /// The names, back to back (none when they are numbered).
     text: String,
-    /// Per name: its end in `text` and its count.
+    /// Per name: its end in `text` (or its number in `table`) and its count.
     ends: Vec<(u32, u32)>,
+    /// The table the names are numbered in, if they are.
+    table: Option<Arc<NameTable>>,
 }
+
+impl PartialEq for RefCounts {
+    fn eq(&self, other: &RefCounts) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for RefCounts {}
 
 impl RefCounts {
     /// No references.
@@ -34,6 +53,7 @@ impl RefCounts {
         RefCounts {
             text: String::new(),
             ends: Vec::new(),
+            table: None,
         }
     }
 
@@ -42,14 +62,33 @@ impl RefCounts {
         RefCounts {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
+            table: None,
         }
     }
 
-    /// Appends `count` references to `name` (callers give each name once).
+    /// The references `(number, count)`, their names numbered in `table`. A number not
+    /// in the table reads as the empty name.
+    pub fn numbered(table: Arc<NameTable>, refs: Vec<(u32, u32)>) -> RefCounts {
+        RefCounts {
+            text: String::new(),
+            ends: refs,
+            table: Some(table),
+        }
+    }
+
+    /// Appends `count` references to `name` (callers give each name once). Numbered
+    /// names are turned to text first.
     ///
     /// # Panics
     /// If the names of one file exceed 4 GiB.
     pub fn push(&mut self, name: &str, count: u32) {
+        if self.table.is_some() {
+            let mut text = RefCounts::new();
+            for (name, count) in self.iter() {
+                text.push(name, count);
+            }
+            *self = text;
+        }
         self.text.push_str(name);
         let end = u32::try_from(self.text.len()).expect("a file's names fit in 4 GiB");
         self.ends.push((end, count));
@@ -58,7 +97,11 @@ impl RefCounts {
     /// `(name, count)` in order of first reference.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u32)> + '_ {
         let mut start = 0;
+        let table = self.table.as_deref();
         self.ends.iter().map(move |&(end, count)| {
+            if let Some(table) = table {
+                return (table.get(end).unwrap_or(""), count);
+            }
             let name = &self.text[start..end as usize];
             start = end as usize;
             (name, count)
