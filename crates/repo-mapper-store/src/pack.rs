@@ -622,6 +622,9 @@ mod tests {
             assert_eq!(named, strings);
             let names = (&tags[0].rel_fname, &tags[0].fname);
             let counted = codec::decode_counted(value, names, Some(side)).unwrap();
+            let by_text = codec::decode_counted(value, names, None).unwrap();
+            assert_eq!(counted, by_text, "the same tags, references and words");
+            assert!(by_text.names.is_none());
             let ids = counted.names.as_ref().unwrap();
             let by_number: Vec<&str> = ids.ids.iter().map(|&i| table.get(i).unwrap()).collect();
             let defs = counted.defs.iter().map(|t| t.name.as_str());
