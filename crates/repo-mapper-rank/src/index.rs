@@ -5,11 +5,12 @@
 //! small vectors, not a map of sets.
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
-use rayon::slice::ParallelSliceMut;
-
-use repo_mapper_tags::{RefCounts, Tag, TagKind};
+use rayon::prelude::*;
+use repo_mapper_tags::fxhash::FxBuildHasher;
+use repo_mapper_tags::{Tag, TagKind};
 
 use crate::FileTags;
 use crate::csr::{Csr, NONE};
@@ -75,16 +76,14 @@ impl<'a> TagIndex<'a> {
     /// Indexes `files` in order. `skip[i]` files (duplicates) contribute nothing.
     pub(crate) fn build(files: &[FileTags<'a>], skip: &[bool]) -> TagIndex<'a> {
         let interned = Interned::build(files, skip);
-        let mut builder = IndexBuilder::with_idents(interned.names.len(), files.len());
-        for (fi, file) in files.iter().enumerate() {
-            builder.start_file();
-            if !skip[fi] {
-                let (tag_ids, ref_ids) = interned.file_ids(fi).split_at(file.tags.len());
-                builder.add_file(fi as u32, file.tags, tag_ids);
-                builder.add_counted_references(fi as u32, file.refs, ref_ids);
-            }
-        }
-        builder.finish(interned)
+        let entries: Vec<FileEntry> = (0..files.len())
+            .into_par_iter()
+            .map(|fi| match skip[fi] {
+                true => FileEntry::default(),
+                false => FileEntry::of(&files[fi], interned.file_ids(fi)),
+            })
+            .collect();
+        finish(interned, &entries)
     }
 
     /// The index `core` was built as, over `files` — the files it was built from, with the
@@ -193,151 +192,136 @@ impl<'a> TagIndex<'a> {
     }
 }
 
-/// The index under construction: `defines` and `references` as (identifier, file) pairs,
-/// `definitions` file by file.
-struct IndexBuilder {
-    def_order: Vec<u32>,
-    /// Per identifier: the last file that defined it, or [`NONE`].
-    last_def_file: Vec<u32>,
-    /// Per identifier: the slot in `ref_pairs` of its last referencer, or [`NONE`].
-    last_ref: Vec<u32>,
-    /// `(ident, file)`, one per defining file.
-    def_pairs: Vec<(u32, u32)>,
-    /// `(ident, file, count)`, one per referencing file.
-    ref_pairs: Vec<(u32, u32, u32)>,
+/// One file's part of the index, made apart from the others' (files in parallel).
+#[derive(Debug, Default)]
+struct FileEntry {
+    /// Its definitions, sorted by (identifier, line), one per (identifier, line):
+    /// `definitions` is a set.
+    defs: Vec<DefTag>,
+    /// The identifiers it defines, each once, in order of their first definition there.
+    defined: Vec<u32>,
+    /// `Counter(references)` of the file: (identifier, count), each identifier once.
+    refs: Vec<(u32, u32)>,
+    /// Whether it has any reference, to a defined name or not (Aider's `if not references`).
     any_reference: bool,
-    file_def_start: Vec<u32>,
-    file_defs: Vec<DefTag>,
 }
 
-impl IndexBuilder {
-    fn with_idents(idents: usize, files: usize) -> Self {
-        IndexBuilder {
-            def_order: Vec::new(),
-            last_def_file: vec![NONE; idents],
-            last_ref: vec![NONE; idents],
-            def_pairs: Vec::new(),
-            ref_pairs: Vec::new(),
-            any_reference: false,
-            file_def_start: Vec::with_capacity(files + 1),
-            file_defs: Vec::new(),
-        }
-    }
-
-    /// Opens the next file's `definitions` (called for skipped files too).
-    fn start_file(&mut self) {
-        self.file_def_start.push(self.file_defs.len() as u32);
-    }
-
-    /// Indexes the tags of file `fi`, the file opened last; `ids` are their identifiers.
-    fn add_file(&mut self, fi: u32, tags: &[Tag], ids: &[u32]) {
-        let start = self.file_defs.len();
-        for (ti, (tag, &ident)) in tags.iter().zip(ids).enumerate() {
-            if ident == NONE {
-                // A reference to a name nobody defines: no edge, but a reference.
-                self.any_reference = true;
-                continue;
-            }
-            match tag.kind {
-                TagKind::Def => self.add_definition(fi, ident, tag.line, ti as u32),
-                TagKind::Ref => self.add_reference(fi, ident),
+impl FileEntry {
+    /// The entry of `file`, whose tags then counted references have the identifiers `ids`
+    /// ([`NONE`]: a name nobody defines, which makes no edge but is a reference). A
+    /// file's counted references count as that many reference tags.
+    fn of(file: &FileTags<'_>, ids: &[u32]) -> FileEntry {
+        let (tag_ids, ref_ids) = ids.split_at(file.tags.len());
+        let mut entry = FileEntry::default();
+        let mut tag_refs = false;
+        for (ti, (tag, &ident)) in file.tags.iter().zip(tag_ids).enumerate() {
+            if tag.kind == TagKind::Ref {
+                entry.any_reference = true;
+                if ident != NONE {
+                    tag_refs = true;
+                    entry.refs.push((ident, 1));
+                }
+            } else if ident != NONE {
+                entry.defs.push(DefTag {
+                    ident,
+                    line: tag.line,
+                    tag: ti as u32,
+                });
             }
         }
-        self.dedup_definitions(start);
-    }
-
-    /// Counted references of file `fi`, after its tags (`ids`: their identifiers): the
-    /// same counts as that many reference tags.
-    fn add_counted_references(&mut self, fi: u32, refs: &RefCounts, ids: &[u32]) {
-        for ((_, count), &ident) in refs.iter().zip(ids) {
-            if ident == NONE {
-                self.any_reference |= count > 0;
-                continue;
+        for ((_, count), &ident) in file.refs.iter().zip(ref_ids) {
+            entry.any_reference |= count > 0;
+            if ident != NONE && count > 0 {
+                entry.refs.push((ident, count));
             }
-            self.add_references(fi, ident, count);
         }
+        // Counted references name each identifier once (`RefCounts`' contract): only
+        // reference tags can repeat one.
+        if tag_refs {
+            merge_counts(&mut entry.refs);
+        }
+        debug_assert!(first_seen(entry.refs.iter().map(|r| r.0)).len() == entry.refs.len());
+        entry.defined = first_seen(entry.defs.iter().map(|d| d.ident));
+        dedup_definitions(&mut entry.defs);
+        entry
     }
+}
 
-    fn add_definition(&mut self, fi: u32, ident: u32, line: i32, tag: u32) {
-        let last = &mut self.last_def_file[ident as usize];
-        if *last == NONE {
-            self.def_order.push(ident);
-        }
-        if *last != fi {
-            *last = fi;
-            self.def_pairs.push((ident, fi));
-        }
-        self.file_defs.push(DefTag { ident, line, tag });
-    }
-
-    /// Counts a reference: files come in order, so a file's references to an identifier
-    /// are one run, counted in the identifier's last pair.
-    fn add_reference(&mut self, fi: u32, ident: u32) {
-        self.add_references(fi, ident, 1);
-    }
-
-    /// Counts `n` references (none when `n` is 0).
-    fn add_references(&mut self, fi: u32, ident: u32, n: u32) {
-        if n == 0 {
-            return;
-        }
-        self.any_reference = true;
-        let slot = self.last_ref[ident as usize];
-        if slot != NONE && self.ref_pairs[slot as usize].1 == fi {
-            let count = &mut self.ref_pairs[slot as usize].2;
-            *count = count.saturating_add(n);
+/// Each identifier's counts summed into one pair (reference tags and counted references
+/// of one file may name the same identifier); the pairs' order does not matter.
+fn merge_counts(refs: &mut Vec<(u32, u32)>) {
+    refs.sort_by_key(|&(ident, _)| ident);
+    let mut kept = 0;
+    for i in 0..refs.len() {
+        if kept > 0 && refs[kept - 1].0 == refs[i].0 {
+            refs[kept - 1].1 = refs[kept - 1].1.saturating_add(refs[i].1);
         } else {
-            self.last_ref[ident as usize] = self.ref_pairs.len() as u32;
-            self.ref_pairs.push((ident, fi, n));
-        }
-    }
-
-    /// `definitions[(file, ident)]` is a set of tags: sorts the file's definitions (from
-    /// `start`) by (ident, line) and keeps one per (ident, line).
-    fn dedup_definitions(&mut self, start: usize) {
-        let file_defs = &mut self.file_defs;
-        file_defs[start..].sort_by_key(|d| (d.ident, d.line));
-        let mut kept = start;
-        for i in start..file_defs.len() {
-            let d = file_defs[i];
-            if kept > start
-                && file_defs[kept - 1].ident == d.ident
-                && file_defs[kept - 1].line == d.line
-            {
-                continue;
-            }
-            file_defs[kept] = d;
+            refs[kept] = refs[i];
             kept += 1;
         }
-        file_defs.truncate(kept);
     }
+    refs.truncate(kept);
+}
 
-    fn finish(mut self, interned: Interned<'_>) -> TagIndex<'_> {
-        self.start_file();
-        let n = interned.names.len();
-        let def_pairs = &self.def_pairs;
-        let ref_pairs = &self.ref_pairs;
-        let core = IndexCore {
-            definers: Csr::group(n, def_pairs.iter().copied(), def_pairs.len()),
-            referencers: Csr::group(
-                n,
-                ref_pairs.iter().map(|&(i, f, c)| (i, (f, c))),
-                ref_pairs.len(),
-            ),
-            name_at: interned.name_at,
-            lookup: interned.lookup,
-            def_order: self.def_order,
-            any_reference: self.any_reference,
-            file_defs: Csr::from_parts(self.file_def_start, self.file_defs),
-            orders: OnceLock::new(),
-            pair_tags: OnceLock::new(),
-            parts: OnceLock::new(),
-        };
-        TagIndex {
-            names: interned.names,
-            core: Arc::new(core),
-            kept: false,
+/// `idents` without repeats, in order of first appearance.
+fn first_seen(idents: impl ExactSizeIterator<Item = u32>) -> Vec<u32> {
+    let mut seen: HashSet<u32, FxBuildHasher> = HashSet::default();
+    seen.reserve(idents.len());
+    idents.filter(|&i| seen.insert(i)).collect()
+}
+
+/// Sorts a file's definitions by (ident, line) and keeps one per (ident, line): the first
+/// in tag order (the sort is stable).
+fn dedup_definitions(defs: &mut Vec<DefTag>) {
+    defs.sort_by_key(|d| (d.ident, d.line));
+    defs.dedup_by_key(|d| (d.ident, d.line));
+}
+
+/// The index of files whose entries are `entries`, in order: the order of first
+/// definition, and the per-identifier lists (files ascending in each).
+fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
+    let n = interned.names.len();
+    let mut seen = vec![false; n];
+    let mut def_order = Vec::new();
+    for &ident in entries.iter().flat_map(|e| &e.defined) {
+        if !std::mem::replace(&mut seen[ident as usize], true) {
+            def_order.push(ident);
         }
+    }
+    let by_file = |f: usize| f as u32;
+    let definers = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(f, e)| e.defined.iter().map(move |&i| (i, by_file(f))));
+    let referencers = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(f, e)| e.refs.iter().map(move |&(i, c)| (i, (by_file(f), c))));
+    let mut file_def_start = Vec::with_capacity(entries.len() + 1);
+    let mut file_defs = Vec::with_capacity(entries.iter().map(|e| e.defs.len()).sum());
+    for e in entries {
+        file_def_start.push(file_defs.len() as u32);
+        file_defs.extend_from_slice(&e.defs);
+    }
+    file_def_start.push(file_defs.len() as u32);
+    let defined: usize = entries.iter().map(|e| e.defined.len()).sum();
+    let referenced: usize = entries.iter().map(|e| e.refs.len()).sum();
+    let core = IndexCore {
+        definers: Csr::group(n, definers, defined),
+        referencers: Csr::group(n, referencers, referenced),
+        name_at: interned.name_at,
+        lookup: interned.lookup,
+        def_order,
+        any_reference: entries.iter().any(|e| e.any_reference),
+        file_defs: Csr::from_parts(file_def_start, file_defs),
+        orders: OnceLock::new(),
+        pair_tags: OnceLock::new(),
+        parts: OnceLock::new(),
+    };
+    TagIndex {
+        names: interned.names,
+        core: Arc::new(core),
+        kept: false,
     }
 }
 
