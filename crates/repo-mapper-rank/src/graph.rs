@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::csr::{Csr, NONE};
 use crate::index::TagIndex;
-use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph};
+use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph, node_blocks};
 
 /// behaviour.md §6.4 step 1: the multiplier of an identifier's edges.
 pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize) -> f64 {
@@ -231,18 +231,31 @@ impl FileGraph {
             .sum()
     }
 
-    /// networkx's matrix, row by row (O(edges) time, one row of scratch).
+    /// networkx's matrix, row by row (O(edges) time, one row of scratch per block of
+    /// nodes; blocks in parallel, joined in node order).
     fn build_exact(&mut self, index: &TagIndex<'_>) {
         let n = self.nodes.len();
+        let blocks: Vec<(RowsBuilder, Vec<f64>)> = node_blocks(n)
+            .into_par_iter()
+            .map(|nodes| {
+                let mut builder = RowsBuilder::new(n);
+                let mut grouper = NeighbourGrouper::new(n);
+                let mut edges: Vec<(u32, f64)> = Vec::new();
+                let mut row: Vec<(u32, f64)> = Vec::new();
+                let mut out_weight = Vec::with_capacity(nodes.len());
+                for u in nodes {
+                    self.grouped_row(index, u as u32, &mut grouper, &mut edges, &mut row);
+                    out_weight.push(row_total(&row));
+                    builder.push_row(&row);
+                }
+                (builder, out_weight)
+            })
+            .collect();
         let mut builder = RowsBuilder::new(n);
-        let mut grouper = NeighbourGrouper::new(n);
-        let mut edges: Vec<(u32, f64)> = Vec::new();
-        let mut row: Vec<(u32, f64)> = Vec::new();
         let mut out_weight = Vec::with_capacity(n);
-        for u in 0..n {
-            self.grouped_row(index, u as u32, &mut grouper, &mut edges, &mut row);
-            out_weight.push(row_total(&row));
-            builder.push_row(&row);
+        for (block, weights) in blocks {
+            builder.append(block);
+            out_weight.extend(weights);
         }
         self.out_weight = out_weight;
         self.adjacency = Adjacency::Exact(builder.finish());

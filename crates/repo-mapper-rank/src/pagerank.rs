@@ -10,6 +10,8 @@
 //! left to right for `x @ A` and Python's `sum`). On the same graph with the same node order
 //! the ranks are bit-identical to networkx's.
 
+use rayon::prelude::*;
+
 use crate::csr::NONE;
 use crate::cxxsort::cxx_sort;
 
@@ -289,7 +291,21 @@ impl RowsBuilder {
         self.indptr.push(self.cols.len());
     }
 
-    /// Finishes the graph: missing rows are empty.
+    /// Appends the rows `block` holds (a builder of the same node count, filled with the
+    /// rows that follow these), in order.
+    pub(crate) fn append(&mut self, block: RowsBuilder) {
+        let room = (self.node_count + 1).saturating_sub(self.indptr.len());
+        let ends = &block.indptr[1..block.indptr.len().min(room + 1)];
+        let edges = ends.last().copied().unwrap_or(0);
+        let base = self.cols.len();
+        self.indptr.extend(ends.iter().map(|&end| base + end));
+        self.cols.extend_from_slice(&block.cols[..edges]);
+        self.vals.extend_from_slice(&block.vals[..edges]);
+        self.sorted &= block.sorted;
+    }
+
+    /// Finishes the graph: missing rows are empty. Rows are finished in parallel, in
+    /// blocks of nodes, each exactly as alone.
     pub(crate) fn finish(mut self) -> WeightedDigraph {
         while self.indptr.len() <= self.node_count {
             self.indptr.push(self.cols.len());
@@ -298,23 +314,21 @@ impl RowsBuilder {
         let edge_count = self.cols.len();
         // scipy: `coo.tocsr()` → `sum_duplicates()` → `sort_indices()` (only when some row
         // is out of order, and then every row) → `csr_sum_duplicates`.
-        let mut entries: Vec<(u32, f64)> = Vec::new();
+        let blocks: Vec<FinishedRows> = node_blocks(n)
+            .into_par_iter()
+            .map(|nodes| self.finish_rows(nodes))
+            .collect();
         let mut indptr = Vec::with_capacity(n + 1);
         indptr.push(0);
         let mut cols = Vec::with_capacity(edge_count);
         let mut vals = Vec::with_capacity(edge_count);
-        let mut dangling = vec![false; n];
-        for (u, is_dangling) in dangling.iter_mut().enumerate() {
-            let range = self.indptr[u]..self.indptr[u + 1];
-            entries.clear();
-            entries.extend(
-                self.cols[range.clone()]
-                    .iter()
-                    .copied()
-                    .zip(self.vals[range].iter().copied()),
-            );
-            *is_dangling = !push_finished_row(&mut entries, self.sorted, &mut cols, &mut vals);
-            indptr.push(cols.len());
+        let mut dangling = Vec::with_capacity(n);
+        for block in blocks {
+            let base = cols.len();
+            indptr.extend(block.ends.iter().map(|&end| base + end));
+            cols.extend_from_slice(&block.cols);
+            vals.extend_from_slice(&block.vals);
+            dangling.extend_from_slice(&block.dangling);
         }
         // Free the builder's buffers before returning.
         self.cols = Vec::new();
@@ -328,6 +342,44 @@ impl RowsBuilder {
             sorted_rows: self.sorted,
         }
     }
+
+    /// The rows of `nodes` finished ([`push_finished_row`]).
+    fn finish_rows(&self, nodes: std::ops::Range<usize>) -> FinishedRows {
+        let mut out = FinishedRows::default();
+        let mut entries: Vec<(u32, f64)> = Vec::new();
+        for u in nodes {
+            let range = self.indptr[u]..self.indptr[u + 1];
+            entries.clear();
+            entries.extend(
+                self.cols[range.clone()]
+                    .iter()
+                    .copied()
+                    .zip(self.vals[range].iter().copied()),
+            );
+            let kept = push_finished_row(&mut entries, self.sorted, &mut out.cols, &mut out.vals);
+            out.dangling.push(!kept);
+            out.ends.push(out.cols.len());
+        }
+        out
+    }
+}
+
+/// Finished rows of a block of nodes: where each ends, their columns and values, and
+/// which nodes are dangling.
+#[derive(Debug, Default)]
+struct FinishedRows {
+    ends: Vec<usize>,
+    cols: Vec<u32>,
+    vals: Vec<f64>,
+    dangling: Vec<bool>,
+}
+
+/// `0..n` in blocks for the threads to share (a few per thread, so that blocks of
+/// unequal rows even out).
+pub(crate) fn node_blocks(n: usize) -> Vec<std::ops::Range<usize>> {
+    let count = (rayon::current_num_threads() * 8).max(1);
+    let size = n.div_ceil(count).max(256);
+    (0..n).step_by(size).map(|s| s..(s + size).min(n)).collect()
 }
 
 /// Appends one row as `finish` leaves it: sorted by column unless every row came in
@@ -619,6 +671,41 @@ pub(crate) fn reduceat_sum(a: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Rows given in blocks and finished in parallel make the matrix rows given one
+        /// by one make, to the bit (rows unsorted, duplicated columns, zero weights).
+        #[test]
+        fn rows_in_blocks_finish_as_rows_one_by_one(
+            rows in proptest::collection::vec(
+                proptest::collection::vec((0u32..40, 0.0f64..3.0), 0..12), 0..600),
+            cuts in proptest::collection::vec(0usize..600, 0..6),
+        ) {
+            let n = rows.len();
+            let mut one = RowsBuilder::new(n);
+            for row in &rows {
+                one.push_row(row);
+            }
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c <= n).collect();
+            cuts.extend([0, n]);
+            cuts.sort_unstable();
+            let mut blocks = RowsBuilder::new(n);
+            for w in cuts.windows(2) {
+                let mut block = RowsBuilder::new(n);
+                for row in &rows[w[0]..w[1]] {
+                    block.push_row(row);
+                }
+                blocks.append(block);
+            }
+            let (a, b) = (one.finish(), blocks.finish());
+            proptest::prop_assert_eq!(&a.indptr, &b.indptr);
+            proptest::prop_assert_eq!(&a.cols, &b.cols);
+            let bits = |g: &WeightedDigraph| g.vals.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&a), bits(&b));
+            proptest::prop_assert_eq!(&a.dangling, &b.dangling);
+            proptest::prop_assert_eq!((a.edge_count, a.sorted_rows), (b.edge_count, b.sorted_rows));
+        }
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
