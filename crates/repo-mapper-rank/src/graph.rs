@@ -29,15 +29,11 @@ use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigrap
 
 /// behaviour.md §6.4 step 1: the multiplier of an identifier's edges.
 pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize) -> f64 {
-    let has_alpha = ident.chars().any(char::is_alphabetic);
-    let is_snake = ident.contains('_') && has_alpha;
-    let is_kebab = ident.contains('-') && has_alpha;
-    let is_camel = ident.chars().any(char::is_uppercase) && ident.chars().any(char::is_lowercase);
     let mut mul = 1.0;
     if mentioned {
         mul *= 10.0;
     }
-    if (is_snake || is_kebab || is_camel) && ident.chars().count() >= 8 {
+    if is_long_compound(ident) {
         mul *= 10.0;
     }
     if ident.starts_with('_') {
@@ -47,6 +43,31 @@ pub(crate) fn ident_multiplier(ident: &str, mentioned: bool, num_definers: usize
         mul *= 0.1;
     }
     mul
+}
+
+/// Whether `ident` is snake, kebab or camel case and at least 8 characters long
+/// (behaviour.md §6.4 step 1), in one pass over its bytes when it is ASCII (most are).
+fn is_long_compound(ident: &str) -> bool {
+    if !ident.is_ascii() {
+        return is_long_compound_chars(ident);
+    }
+    let (mut alpha, mut joined, mut upper, mut lower) = (false, false, false, false);
+    for b in ident.bytes() {
+        alpha |= b.is_ascii_alphabetic();
+        joined |= b == b'_' || b == b'-';
+        upper |= b.is_ascii_uppercase();
+        lower |= b.is_ascii_lowercase();
+    }
+    ((joined && alpha) || (upper && lower)) && ident.len() >= 8
+}
+
+/// [`is_long_compound`] for any text, by Unicode's classes.
+fn is_long_compound_chars(ident: &str) -> bool {
+    let has_alpha = ident.chars().any(char::is_alphabetic);
+    let is_snake = ident.contains('_') && has_alpha;
+    let is_kebab = ident.contains('-') && has_alpha;
+    let is_camel = ident.chars().any(char::is_uppercase) && ident.chars().any(char::is_lowercase);
+    (is_snake || is_kebab || is_camel) && ident.chars().count() >= 8
 }
 
 /// behaviour.md §6.4 step 2: the weight of an edge from a referencer with `num_refs` references.
@@ -712,6 +733,14 @@ mod tests {
             for k in 0..6 {
                 proptest::prop_assert_eq!(filled.get(k), grouped.get(k));
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The ASCII pass agrees with Unicode's classes on ASCII names.
+        #[test]
+        fn the_ascii_pass_agrees_with_the_char_classes(ident in "[a-zA-Z0-9_\\-.$]{0,12}") {
+            proptest::prop_assert_eq!(is_long_compound(&ident), is_long_compound_chars(&ident));
         }
     }
 
