@@ -37,18 +37,22 @@ pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Inte
     }
     let strays = Strays::number(files, skip, table, &numbered);
     // Per file: a number per tag then reference (none for skipped files).
-    let numbers: Vec<&[u32]> = (0..files.len())
-        .map(|fi| match files[fi].names {
-            _ if skip[fi] => &[][..],
-            Some(n) if numbered(fi) => &n.ids[..],
-            _ => &strays.of_file[fi][..],
+    let numbers: Vec<Numbers<'_>> = (0..files.len())
+        .map(|fi| match (files[fi].names, files[fi].refs.numbers()) {
+            _ if skip[fi] => Numbers::default(),
+            (Some(n), refs) if numbered(fi) => Numbers {
+                tags: &n.ids,
+                refs: refs.map_or(&[][..], |r| r.pairs),
+                ..Numbers::default()
+            },
+            _ => Numbers::stray(&strays.of_file[fi], files[fi].tags.len()),
         })
         .collect();
     let mut dense = vec![NONE; table.len() + strays.extra];
     let mut names = Vec::new();
     let mut name_at = Vec::new();
     for (fi, file) in files.iter().enumerate() {
-        for (tag, (k, &number)) in file.tags.iter().zip(numbers[fi].iter().enumerate()) {
+        for (tag, (k, &number)) in file.tags.iter().zip(numbers[fi].tags.iter().enumerate()) {
             let slot = &mut dense[number as usize];
             if tag.kind == TagKind::Def && *slot == NONE {
                 *slot = names.len() as u32;
@@ -77,11 +81,44 @@ fn shared_table<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<&'a Arc<Nam
         .map(|n| &n.table)
 }
 
-/// Whether `file`'s names are numbered in `table`, one number per tag and reference.
+/// Whether `file`'s names are numbered in `table`: one number per tag, and its counted
+/// references numbered there too.
 fn numbered_in(file: &FileTags<'_>, table: &Arc<NameTable>) -> bool {
-    file.names.is_some_and(|n| {
-        Arc::ptr_eq(&n.table, table) && n.ids.len() == file.tags.len() + file.refs.len()
-    })
+    let refs = match file.refs.numbers() {
+        Some(refs) => Arc::ptr_eq(refs.table, table),
+        None => file.refs.is_empty(),
+    };
+    refs && file
+        .names
+        .is_some_and(|n| Arc::ptr_eq(&n.table, table) && n.ids.len() == file.tags.len())
+}
+
+/// One file's numbers: its tags', then its counted references' (as pairs with their
+/// counts when the store numbered them, else plain).
+#[derive(Debug, Default, Clone, Copy)]
+struct Numbers<'n> {
+    tags: &'n [u32],
+    refs: &'n [(u32, u32)],
+    plain_refs: &'n [u32],
+}
+
+impl<'n> Numbers<'n> {
+    /// A stray file's numbers: `all` holds its tags' (the first `tags`) then its
+    /// references'.
+    fn stray(all: &'n [u32], tags: usize) -> Numbers<'n> {
+        let (tags, plain_refs) = all.split_at(tags.min(all.len()));
+        Numbers {
+            tags,
+            refs: &[],
+            plain_refs,
+        }
+    }
+
+    /// Every number, tags first.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let refs = self.refs.iter().map(|&(number, _)| number);
+        self.tags.iter().chain(self.plain_refs).copied().chain(refs)
+    }
 }
 
 /// Numbers for the names of files not numbered in the table.
@@ -155,7 +192,7 @@ fn numbers_in_table(
 }
 
 /// Every slot's id (`dense` of its number), files in parallel.
-fn dense_ids(numbers: &[&[u32]], starts: &[usize], dense: &[u32]) -> Vec<u32> {
+fn dense_ids(numbers: &[Numbers<'_>], starts: &[usize], dense: &[u32]) -> Vec<u32> {
     let mut ids = vec![NONE; starts.last().copied().unwrap_or(0)];
     let mut rest: &mut [u32] = &mut ids;
     let mut per_file = Vec::with_capacity(numbers.len());
@@ -165,7 +202,7 @@ fn dense_ids(numbers: &[&[u32]], starts: &[usize], dense: &[u32]) -> Vec<u32> {
         rest = tail;
     }
     per_file.into_par_iter().for_each(|(numbers, out)| {
-        for (id, &number) in out.iter_mut().zip(numbers) {
+        for (id, number) in out.iter_mut().zip(numbers.iter()) {
             *id = dense[number as usize];
         }
     });
@@ -178,17 +215,15 @@ mod tests {
     use crate::test_support::{def, file, refr};
     use repo_mapper_tags::{NameIds, RefCounts, Tag};
 
-    /// `tags` and `refs` numbered in `table` (by text).
-    fn numbered(table: &Arc<NameTable>, tags: &[Tag], refs: &RefCounts) -> NameIds {
+    /// `tags` and `refs` numbered in `table` (by text), as the store's pack gives them.
+    fn numbered(table: &Arc<NameTable>, tags: &[Tag], refs: &RefCounts) -> (NameIds, RefCounts) {
         let number = |name: &str| table.iter().position(|n| n == name).unwrap() as u32;
-        let names = tags.iter().map(|t| t.name.as_str());
-        NameIds {
+        let ids = NameIds {
             table: Arc::clone(table),
-            ids: names
-                .chain(refs.iter().map(|(n, _)| n))
-                .map(number)
-                .collect(),
-        }
+            ids: tags.iter().map(|t| number(&t.name)).collect(),
+        };
+        let pairs = refs.iter().map(|(n, c)| (number(n), c)).collect();
+        (ids, RefCounts::numbered(Arc::clone(table), pairs))
     }
 
     fn counted(pairs: &[(&str, u32)]) -> RefCounts {
@@ -231,7 +266,7 @@ mod tests {
             counted(&[("x", 1)]),
             counted(&[("z", 1), ("y", 2), ("x", 5), ("unused", 1)]),
         ];
-        let ids: Vec<Option<NameIds>> = (0..tags.len())
+        let ids: Vec<Option<(NameIds, RefCounts)>> = (0..tags.len())
             .map(|i| match i {
                 2 => None,
                 5 => Some(numbered(&other, &tags[i], &refs[i])),
@@ -241,8 +276,8 @@ mod tests {
         let files: Vec<FileTags<'_>> = (0..tags.len())
             .map(|i| {
                 let mut f = file(["a", "b", "c", "d", "e", "f", "g"][i], &tags[i], false);
-                f.refs = &refs[i];
-                f.names = ids[i].as_ref();
+                f.refs = ids[i].as_ref().map_or(&refs[i], |(_, r)| r);
+                f.names = ids[i].as_ref().map(|(n, _)| n);
                 f
             })
             .collect();
@@ -274,7 +309,7 @@ mod tests {
             vec![def("a", 1, "x")],
             vec![def("b", 1, "x"), refr("b", 2, "x")],
         );
-        let ids = numbered(&table, &a, &RefCounts::new());
+        let (ids, _) = numbered(&table, &a, &RefCounts::new());
         let mut numbered_file = file("a", &a, false);
         numbered_file.names = Some(&ids);
         let files = [numbered_file, file("b", &b, false)];

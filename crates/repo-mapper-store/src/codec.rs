@@ -323,7 +323,8 @@ pub(crate) fn decode_counted(
     // The side numbers every string of the table, or it is not this entry's.
     let side = side.filter(|s| entry_len_is(entry, s.ids.len()));
     let mut defs = Vec::new();
-    // The definitions' names, as indices into the entry's strings (for `side`).
+    // The definitions' names, as indices into the entry's strings (for `side`: their
+    // numbers; the references' are in `refs`).
     let mut def_names: Vec<u32> = Vec::new();
     // Per string: its reference count; and the strings referenced, in first-seen order.
     let mut counts: Vec<u32> = Vec::new();
@@ -363,11 +364,7 @@ pub(crate) fn decode_counted(
     };
     let names = side.map(|s| NameIds {
         table: Arc::clone(s.table),
-        ids: def_names
-            .iter()
-            .chain(&order)
-            .map(|&i| s.ids[i as usize])
-            .collect(),
+        ids: def_names.iter().map(|&i| s.ids[i as usize]).collect(),
     });
     (end == entry.len()).then(|| CountedTags {
         defs,

@@ -622,14 +622,21 @@ mod tests {
             assert_eq!(named, strings);
             let names = (&tags[0].rel_fname, &tags[0].fname);
             let counted = codec::decode_counted(value, names, Some(side)).unwrap();
-            let by_text = codec::decode_counted(value, names, None).unwrap();
-            assert_eq!(counted, by_text, "the same tags, references and words");
-            assert!(by_text.names.is_none());
+            let plain = codec::decode_counted(value, names, None).unwrap();
+            assert_eq!(counted, plain, "the same tags, references and words");
+            assert!(plain.names.is_none() && plain.refs.numbers().is_none());
             let ids = counted.names.as_ref().unwrap();
             let by_number: Vec<&str> = ids.ids.iter().map(|&i| table.get(i).unwrap()).collect();
-            let defs = counted.defs.iter().map(|t| t.name.as_str());
-            let by_text: Vec<&str> = defs.chain(counted.refs.iter().map(|(n, _)| n)).collect();
+            let by_text: Vec<&str> = counted.defs.iter().map(|t| t.name.as_str()).collect();
             assert_eq!(by_number, by_text);
+            let numbers = counted.refs.numbers().unwrap();
+            assert!(Arc::ptr_eq(numbers.table, &table));
+            let refs: Vec<(&str, u32)> = numbers
+                .pairs
+                .iter()
+                .map(|&(i, c)| (table.get(i).unwrap(), c))
+                .collect();
+            assert_eq!(refs, plain.refs.iter().collect::<Vec<_>>());
         }
     }
 

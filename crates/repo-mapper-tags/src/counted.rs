@@ -39,6 +39,15 @@ pub struct RefCounts {
     table: Option<Arc<NameTable>>,
 }
 
+/// A file's references as numbers ([`RefCounts::numbers`]).
+#[derive(Debug, Clone, Copy)]
+pub struct RefNumbers<'r> {
+    /// The table the names are numbered in.
+    pub table: &'r Arc<NameTable>,
+    /// `(number, count)` per name, in order of first reference.
+    pub pairs: &'r [(u32, u32)],
+}
+
 impl PartialEq for RefCounts {
     fn eq(&self, other: &RefCounts) -> bool {
         self.len() == other.len() && self.iter().eq(other.iter())
@@ -92,6 +101,14 @@ impl RefCounts {
         self.text.push_str(name);
         let end = u32::try_from(self.text.len()).expect("a file's names fit in 4 GiB");
         self.ends.push((end, count));
+    }
+
+    /// The references' numbers, if they are numbered ([`RefCounts::numbered`]).
+    pub fn numbers(&self) -> Option<RefNumbers<'_>> {
+        self.table.as_ref().map(|table| RefNumbers {
+            table,
+            pairs: &self.ends,
+        })
     }
 
     /// `(name, count)` in order of first reference.
@@ -151,8 +168,9 @@ pub struct CountedTags {
     /// Every code word of the file's text, counted (empty unless the scan that read the
     /// file was asked for them).
     pub terms: Terms,
-    /// The numbers of the names of `defs` then `refs` in a table shared by many files,
-    /// where the store has them (from its pack); `None` otherwise.
+    /// The numbers of the names of `defs` in a table shared by many files, where the
+    /// store has them (from its pack; then `refs` are numbered in the same table);
+    /// `None` otherwise.
     pub names: Option<NameIds>,
 }
 

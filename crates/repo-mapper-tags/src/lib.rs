@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use capture::known_sub_kind;
-pub use counted::{CountedTags, RefCounts};
+pub use counted::{CountedTags, RefCounts, RefNumbers};
 #[cfg(feature = "extract")]
 pub use extract::{
     Extraction, extract_file, extract_source, extract_source_within, parse_within, read_source,

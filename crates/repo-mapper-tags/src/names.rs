@@ -83,13 +83,14 @@ impl NameTable {
     }
 }
 
-/// One file's names as numbers in a [`NameTable`]: its definitions' names in order, then
-/// its counted references' (as [`CountedTags`](crate::CountedTags) holds them).
+/// One file's definitions' names as numbers in a [`NameTable`], in order (as
+/// [`CountedTags::defs`](crate::CountedTags::defs) holds them; its references' are in its
+/// [`RefCounts`](crate::RefCounts), [`RefCounts::numbers`](crate::RefCounts::numbers)).
 #[derive(Debug, Clone)]
 pub struct NameIds {
     /// The table the numbers are in.
     pub table: Arc<NameTable>,
-    /// The numbers: one per definition, then one per counted reference.
+    /// The numbers: one per definition.
     pub ids: Box<[u32]>,
 }
 

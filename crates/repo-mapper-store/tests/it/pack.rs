@@ -141,15 +141,22 @@ fn tags_served_by_the_pack_come_with_their_names_numbered() {
             .iter()
             .map(|&i| names.table.get(i).unwrap())
             .collect();
-        let defs = tags.defs.iter().map(|t| t.name.as_str());
-        let by_text: Vec<&str> = defs.chain(tags.refs.iter().map(|(n, _)| n)).collect();
+        let by_text: Vec<&str> = tags.defs.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(by_number, by_text);
+        let numbers = tags.refs.numbers().expect("references numbered too");
+        assert!(std::sync::Arc::ptr_eq(numbers.table, &names.table));
+        let refs: Vec<&str> = numbers
+            .pairs
+            .iter()
+            .map(|&(i, _)| names.table.get(i).unwrap())
+            .collect();
+        assert_eq!(refs, ["helper"]);
     }
     repo.edit(3, "def changed():\n    other()\n");
     settle();
     let (edited, _) = repo.whole();
     assert_eq!(numbered(&edited), 19, "the changed file comes from sled");
-    assert!(edited.tags[3].names.is_none());
+    assert!(edited.tags[3].names.is_none() && edited.tags[3].refs.numbers().is_none());
     assert_eq!(edited.tags[3].defs[0].name, "changed");
 }
 
