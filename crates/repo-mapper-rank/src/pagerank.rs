@@ -168,22 +168,64 @@ impl WeightedDigraph {
     /// re-weighted: a row must have its columns in the order of the row it replaces.
     pub(crate) fn replace_rows(&mut self, rows: &[(u32, Vec<(u32, f64)>)]) {
         let n = self.node_count();
+        let mut entries: Vec<(u32, f64)> = Vec::new();
+        let finished: Vec<FinishedRow> = rows
+            .iter()
+            .filter(|(u, _)| (*u as usize) < n)
+            .map(|(u, row)| {
+                entries.clear();
+                entries.extend(row.iter().copied().filter(|&(v, _)| (v as usize) < n));
+                let mut done = FinishedRow {
+                    node: *u as usize,
+                    ..FinishedRow::default()
+                };
+                let kept = push_finished_row(
+                    &mut entries,
+                    self.sorted_rows,
+                    &mut done.cols,
+                    &mut done.vals,
+                );
+                done.dangling = !kept;
+                done
+            })
+            .collect();
+        // Re-weighted rows keep their columns, so they usually fit where they were: then
+        // only they are written, not the whole matrix copied.
+        if finished
+            .iter()
+            .all(|r| self.cols[self.range(r.node)] == r.cols[..])
+        {
+            for r in &finished {
+                let range = self.range(r.node);
+                self.vals[range].copy_from_slice(&r.vals);
+                self.dangling[r.node] = r.dangling;
+            }
+            return;
+        }
+        self.rebuild_with(&finished);
+    }
+
+    /// Where row `u` lies in `cols` and `vals`.
+    fn range(&self, u: usize) -> std::ops::Range<usize> {
+        self.indptr[u]..self.indptr[u + 1]
+    }
+
+    /// The matrix again, with `finished` rows (nodes ascending) in place of theirs.
+    fn rebuild_with(&mut self, finished: &[FinishedRow]) {
+        let n = self.node_count();
         let mut indptr = Vec::with_capacity(n + 1);
         indptr.push(0);
         let mut cols = Vec::with_capacity(self.cols.len());
         let mut vals = Vec::with_capacity(self.vals.len());
-        let mut entries: Vec<(u32, f64)> = Vec::new();
-        let mut next = rows.iter().peekable();
+        let mut next = finished.iter().peekable();
         for u in 0..n {
-            if let Some((_, row)) = next.next_if(|(v, _)| *v as usize == u) {
-                entries.clear();
-                entries.extend(row.iter().copied().filter(|&(v, _)| (v as usize) < n));
-                self.dangling[u] =
-                    !push_finished_row(&mut entries, self.sorted_rows, &mut cols, &mut vals);
+            if let Some(r) = next.next_if(|r| r.node == u) {
+                cols.extend_from_slice(&r.cols);
+                vals.extend_from_slice(&r.vals);
+                self.dangling[u] = r.dangling;
             } else {
-                let range = self.indptr[u]..self.indptr[u + 1];
-                cols.extend_from_slice(&self.cols[range.clone()]);
-                vals.extend_from_slice(&self.vals[range]);
+                cols.extend_from_slice(&self.cols[self.range(u)]);
+                vals.extend_from_slice(&self.vals[self.range(u)]);
             }
             indptr.push(cols.len());
         }
@@ -362,6 +404,15 @@ impl RowsBuilder {
         }
         out
     }
+}
+
+/// One row finished ([`push_finished_row`]) for [`WeightedDigraph::replace_rows`].
+#[derive(Debug, Default)]
+struct FinishedRow {
+    node: usize,
+    cols: Vec<u32>,
+    vals: Vec<f64>,
+    dangling: bool,
 }
 
 /// Finished rows of a block of nodes: where each ends, their columns and values, and
@@ -704,6 +755,39 @@ mod tests {
             proptest::prop_assert_eq!(bits(&a), bits(&b));
             proptest::prop_assert_eq!(&a.dangling, &b.dangling);
             proptest::prop_assert_eq!((a.edge_count, a.sorted_rows), (b.edge_count, b.sorted_rows));
+        }
+    }
+
+    /// The matrix of `rows`, as built in one go.
+    fn built(rows: &[Vec<(u32, f64)>]) -> WeightedDigraph {
+        let mut b = RowsBuilder::new(rows.len());
+        for row in rows {
+            b.push_row(row);
+        }
+        b.finish()
+    }
+
+    fn same(a: &WeightedDigraph, b: &WeightedDigraph) -> bool {
+        let bits = |g: &WeightedDigraph| g.vals.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        a.indptr == b.indptr && a.cols == b.cols && bits(a) == bits(b) && a.dangling == b.dangling
+    }
+
+    #[test]
+    fn replaced_rows_give_the_matrix_built_with_them() {
+        let rows = vec![
+            vec![(2, 1.0), (1, 2.0), (2, 0.5)],
+            vec![(0, 1.0)],
+            vec![(0, 3.0), (1, 1.0)],
+            vec![],
+        ];
+        // Re-weighted in place (same columns), then with a row whose weights vanish
+        // (it becomes dangling and empty: the matrix is rebuilt).
+        for new_row in [vec![(0, 5.0), (1, 0.25)], vec![(0, 0.0), (1, 0.0)]] {
+            let mut g = built(&rows);
+            let mut expected = rows.clone();
+            expected[2] = new_row.clone();
+            g.replace_rows(&[(2, new_row)]);
+            assert!(same(&g, &built(&expected)));
         }
     }
 
