@@ -466,6 +466,13 @@ mod tests {
         path
     }
 
+    /// A cache directory, and a root `r` in it.
+    fn a_root() -> (tempfile::TempDir, PathBuf, CacheLocation) {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, cache) = (dir.path().join("r"), CacheLocation::Dir(dir.path().into()));
+        (dir, root, cache)
+    }
+
     /// `ahead`'s read, once its thread has finished (it is not taken).
     fn wait(ahead: &PackAhead) {
         while !ahead
@@ -496,8 +503,7 @@ mod tests {
 
     #[test]
     fn a_pack_read_ahead_is_taken_once_by_a_scan_of_its_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, cache) = (dir.path().join("r"), CacheLocation::Dir(dir.path().into()));
+        let (dir, root, cache) = a_root();
         let path = write_pack(dir.path(), &root, b"one");
         let ahead = PackAhead::start(&cache, &root, Dialect::Default).unwrap();
         assert!(ahead.take(&path.with_extension("other")).is_none());
@@ -509,8 +515,7 @@ mod tests {
 
     #[test]
     fn a_pack_replaced_after_it_was_read_ahead_is_not_taken() {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, cache) = (dir.path().join("r"), CacheLocation::Dir(dir.path().into()));
+        let (dir, root, cache) = a_root();
         let path = write_pack(dir.path(), &root, b"old");
         let ahead = PackAhead::start(&cache, &root, Dialect::Default).unwrap();
         wait(&ahead);
@@ -523,8 +528,7 @@ mod tests {
 
     #[test]
     fn a_pack_written_after_reading_ahead_found_none_is_not_missed() {
-        let dir = tempfile::tempdir().unwrap();
-        let (root, cache) = (dir.path().join("r"), CacheLocation::Dir(dir.path().into()));
+        let (dir, root, cache) = a_root();
         let ahead = PackAhead::start(&cache, &root, Dialect::Default).unwrap();
         wait(&ahead);
         let path = write_pack(dir.path(), &root, b"late");

@@ -713,6 +713,21 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A key for tests: the stamp `(3, (1, 2), (4, 5), 6)`, the hash zeros, not racy.
+#[cfg(test)]
+pub(crate) fn a_key() -> FileKey {
+    FileKey {
+        stamp: FileStamp {
+            size: 3,
+            mtime: (1, 2),
+            ctime: (4, 5),
+            inode: 6,
+        },
+        hash: [0; 32],
+        racy: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -729,16 +744,7 @@ mod tests {
     }
 
     fn a_key() -> FileKey {
-        FileKey {
-            stamp: FileStamp {
-                size: 3,
-                mtime: (1, 2),
-                ctime: (4, 5),
-                inode: 6,
-            },
-            hash: [0; 32],
-            racy: false,
-        }
+        super::a_key()
     }
 
     /// Issue 24: a file's words, grouped by count and Rice coded, cost about two bytes

@@ -555,17 +555,8 @@ mod tests {
 
     /// Real entries: each file's tags, encoded as the store keeps them.
     fn tagged_entries(n: usize) -> Vec<(Vec<u8>, Vec<u8>, Vec<repo_mapper_tags::Tag>)> {
-        use repo_mapper_tags::{FileStamp, Tag, TagKind};
-        let key = codec::FileKey {
-            stamp: FileStamp {
-                size: 1,
-                mtime: (1, 0),
-                ctime: (1, 0),
-                inode: 1,
-            },
-            hash: [7; 32],
-            racy: false,
-        };
+        use repo_mapper_tags::{Tag, TagKind};
+        let key = codec::a_key();
         (0..n)
             .map(|i| {
                 let rel: Arc<str> = Arc::from(format!("f{i}.py"));
