@@ -281,12 +281,12 @@ fn repack(
         match served {
             Served::None => {}
             Served::Fresh(value) => builder.push(&key, &value),
-            Served::Pack => packed().into_iter().for_each(|v| builder.push(&key, v)),
+            Served::Pack => packed().into_iter().for_each(|v| builder.push(&key, &v)),
             // sled's entry is the newer; the pack's still stands when the scan confirmed
             // it by content hash without rewriting it (a racy file).
             Served::Store => match sled.get(&key) {
                 Some(value) => builder.push(&key, &value),
-                None => packed().into_iter().for_each(|v| builder.push(&key, v)),
+                None => packed().into_iter().for_each(|v| builder.push(&key, &v)),
             },
         }
     }
@@ -508,7 +508,7 @@ mod tests {
         let ahead = PackAhead::start(&cache, &root, Dialect::Default).unwrap();
         assert!(ahead.take(&path.with_extension("other")).is_none());
         let pack = ahead.take(&path).unwrap().unwrap().unwrap();
-        assert_eq!(pack.get(b"k"), Some(&b"one"[..]));
+        assert_eq!(pack.get(b"k").as_deref(), Some(&b"one"[..]));
         assert!(ahead.take(&path).is_none(), "taken once");
         assert!(PackAhead::start(&CacheLocation::Memory, &root, Dialect::Default).is_none());
     }
@@ -523,7 +523,7 @@ mod tests {
         write_pack(dir.path(), &root, b"new!");
         assert!(ahead.take(&path).is_none());
         let pack = read_pack(&path, Some(&ahead)).unwrap();
-        assert_eq!(pack.get(b"k"), Some(&b"new!"[..]));
+        assert_eq!(pack.get(b"k").as_deref(), Some(&b"new!"[..]));
     }
 
     #[test]
@@ -533,7 +533,7 @@ mod tests {
         wait(&ahead);
         let path = write_pack(dir.path(), &root, b"late");
         let pack = read_pack(&path, Some(&ahead)).unwrap();
-        assert_eq!(pack.get(b"k"), Some(&b"late"[..]));
+        assert_eq!(pack.get(b"k").as_deref(), Some(&b"late"[..]));
     }
 
     fn aged(path: &Path, secs_ago: u64) {

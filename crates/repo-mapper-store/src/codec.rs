@@ -380,6 +380,8 @@ pub(crate) fn decode_counted(
 pub(crate) struct Side<'p> {
     pub(crate) table: &'p Arc<NameTable>,
     pub(crate) ids: &'p [u32],
+    /// Whether the entry is stripped of its strings' bytes ([`stripped`]).
+    pub(crate) stripped: bool,
 }
 
 /// One stored tag, its name an index into the entry's strings, and how many times it
@@ -481,12 +483,47 @@ fn entry_len_is(entry: &[u8], n: usize) -> bool {
 
 /// The strings of an entry's table, in order (what its tags' names are indices into);
 /// `None` if the entry is damaged.
+#[cfg(test)]
 pub(crate) fn entry_strings(entry: &[u8]) -> Option<Vec<&str>> {
+    stripped(entry).map(|(strings, _)| strings)
+}
+
+/// The strings of an entry's table, and the entry without their bytes: its header, the
+/// number of strings, then its tags (how the pack keeps an entry whose strings its name
+/// table numbers); `None` if the entry is damaged.
+pub(crate) fn stripped(entry: &[u8]) -> Option<(Vec<&str>, Vec<u8>)> {
     decode_key(entry)?;
-    read_strings(&mut Reader {
+    let mut r = Reader {
         buf: entry,
         pos: HEADER_LEN,
-    })
+    };
+    let strings = read_strings(&mut r)?;
+    let mut out = Vec::with_capacity(HEADER_LEN + 5 + entry.len() - r.pos);
+    out.extend_from_slice(&entry[..HEADER_LEN]);
+    leb128::push(&mut out, strings.len() as u64);
+    out.extend_from_slice(&entry[r.pos..]);
+    Some((strings, out))
+}
+
+/// The entry `stripped` ([`stripped`]) was made from, its strings given again; `None`
+/// if it is damaged or `strings` are not as many as it had.
+pub(crate) fn unstripped<'s>(
+    stripped: &[u8],
+    strings: impl ExactSizeIterator<Item = Option<&'s str>>,
+) -> Option<Vec<u8>> {
+    let mut rest = stripped.get(HEADER_LEN..)?;
+    let n = leb128::take(&mut rest)?;
+    if n != strings.len() as u64 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(stripped.len() + 16 * strings.len());
+    out.extend_from_slice(&stripped[..HEADER_LEN]);
+    leb128::push(&mut out, n);
+    for s in strings {
+        put_str(&mut out, s?);
+    }
+    out.extend_from_slice(rest);
+    Some(out)
 }
 
 /// An entry's string table, `r` at its start.
@@ -503,15 +540,16 @@ fn read_strings<'e>(r: &mut Reader<'e>) -> Option<Vec<&'e str>> {
     Some(strings)
 }
 
-/// An entry's string table as `side` numbers it, `r` at its start: each string's bytes
-/// passed over, its text taken from the name table (checked as UTF-8 once, when the
-/// pack was read); `None` if the table does not number this entry's strings.
+/// An entry's string table as `side` numbers it, `r` at its start: the text taken from
+/// the name table (checked as UTF-8 once, when the pack was read), each string's bytes
+/// passed over unless the entry is stripped of them; `None` if the table does not
+/// number this entry's strings.
 fn strings_by_number<'e>(r: &mut Reader<'e>, side: Side<'e>) -> Option<Vec<&'e str>> {
     let nstrings = usize::try_from(r.varint()?).ok()?;
     if nstrings != side.ids.len() {
         return None;
     }
-    for _ in 0..nstrings {
+    for _ in 0..nstrings * usize::from(!side.stripped) {
         let len = usize::try_from(r.varint()?).ok()?;
         r.pos = r.pos.checked_add(len).filter(|&end| end <= r.buf.len())?;
     }

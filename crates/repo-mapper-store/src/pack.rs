@@ -3,7 +3,7 @@
 //! the pack never opens sled; sled holds what changed since (see `cached.rs`).
 //!
 //! ```text
-//! file  = magic:"RMPACK\x02" format:u8 entries:u32le chunks:u32le
+//! file  = magic:"RMPACK\x03" format:u8 entries:u32le chunks:u32le
 //!         chunk_len{chunks}: (raw:u32le, packed:u32le, ids_raw:u32le, ids_packed:u32le)
 //!         names_raw:u32le names_packed:u32le
 //!         (packed_chunk packed_ids){chunks} packed_names   (zstd, level 1, of raw bytes)
@@ -14,10 +14,13 @@
 //! Keys and values are the store's own (`scan::entry_key`, the `codec` entry). Chunks
 //! hold about [`CHUNK`] raw bytes each, so they are packed and unpacked in parallel. The
 //! ids and names parts (`pack_names`) number every string of the entries' tables once,
-//! so that tags served from the pack carry their names' numbers. A pack of the first
-//! layout (`"RMPACK\x01"`: `chunk_len` without the ids, no names) is still read; its
-//! tags carry no numbers, and the next whole scan writes it anew.
+//! so that tags served from the pack carry their names' numbers, and the entries are
+//! kept without their strings' bytes (the names part has them; `get` gives an entry
+//! whole again). A pack of the first layout (`"RMPACK\x01"`: `chunk_len` without the
+//! ids, no names, entries whole) is still read; its tags carry no numbers, and the next
+//! whole scan writes it anew. (`"RMPACK\x02"` was never released.)
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
@@ -30,7 +33,7 @@ use crate::codec::{self, FORMAT, Side};
 use crate::pack_names::{ChunkIds, NamesBuilder, decode_ids, decode_names};
 use crate::words::replace_file;
 
-const MAGIC: &[u8; 7] = b"RMPACK\x02";
+const MAGIC: &[u8; 7] = b"RMPACK\x03";
 /// The first layout: no name table.
 const MAGIC_V1: &[u8; 7] = b"RMPACK\x01";
 const CHECKSUM_LEN: usize = 32;
@@ -44,14 +47,16 @@ const MAX_RAW_NAMES: usize = 4 * MAX_RAW_CHUNK;
 /// zstd's fastest level: a pack is read on every warm run.
 const LEVEL: i32 = 1;
 
-/// Where one entry lies: its chunk, the key's and the value's ranges there, and the
-/// range of its strings' numbers in the chunk's ids.
+/// Where one entry lies: its chunk, the key's and the value's ranges there, the range of
+/// its strings' numbers in the chunk's ids, and whether the value is stripped of its
+/// strings' bytes.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     chunk: u32,
     key: (u32, u32),
     value: (u32, u32),
     ids: (u32, u32),
+    stripped: bool,
 }
 
 /// A pack as read: its chunks unpacked, its entries indexed by a hash of their key, and
@@ -148,13 +153,21 @@ impl Pack {
         let side = self.names.as_ref().map(|table| Side {
             table,
             ids: &self.ids[slot.chunk as usize][slot.ids.0 as usize..slot.ids.1 as usize],
+            stripped: slot.stripped,
         });
         Some((at(slot.value), side))
     }
 
-    /// The value stored under `key`, if the pack has it.
-    pub(crate) fn get(&self, key: &[u8]) -> Option<&[u8]> {
-        self.get_named(key).map(|(value, _)| value)
+    /// The value stored under `key` as it was given to the pack, if the pack has it
+    /// (an entry kept stripped of its strings' bytes is made whole again).
+    pub(crate) fn get(&self, key: &[u8]) -> Option<Cow<'_, [u8]>> {
+        match self.get_named(key)? {
+            (value, Some(side)) if side.stripped => {
+                let strings = side.ids.iter().map(|&id| side.table.get(id));
+                codec::unstripped(value, strings).map(Cow::Owned)
+            }
+            (value, _) => Some(Cow::Borrowed(value)),
+        }
     }
 
     /// Whether it has a name table (a pack of the first layout has none).
@@ -218,7 +231,7 @@ impl ByContent {
     }
 
     /// The entry of a file of language `lang` whose content hashes to `hash`, if any.
-    pub(crate) fn get(&self, hash: &[u8; 32], lang: Language) -> Option<&[u8]> {
+    pub(crate) fn get(&self, hash: &[u8; 32], lang: Language) -> Option<Cow<'_, [u8]>> {
         let mut start = [0; 16];
         start.copy_from_slice(&hash[..16]);
         self.pack.get(self.keys.get(&(start, lang))?)
@@ -362,11 +375,19 @@ fn index_chunks(
                 chunk: c as u32,
                 key,
                 value,
-                ids: if ranges.is_empty() {
-                    (0, 0)
-                } else {
-                    *ids.next()?
-                },
+                ids: (0, 0),
+                stripped: false,
+            };
+            let slot = match ranges.is_empty() {
+                true => slot,
+                false => {
+                    let &(start, end, stripped) = ids.next()?;
+                    Slot {
+                        ids: (start, end),
+                        stripped,
+                        ..slot
+                    }
+                }
             };
             let k = key_hash(&chunk[key.0 as usize..key.1 as usize]);
             index.entry(k).or_insert(slot);
@@ -410,11 +431,11 @@ pub(crate) struct PackBuilder {
 impl PackBuilder {
     /// Adds an entry.
     pub(crate) fn push(&mut self, key: &[u8], value: &[u8]) {
-        for part in [key, value] {
+        let kept = self.names.add_entry(value);
+        for part in [key, &kept[..]] {
             leb128::push(&mut self.current, part.len() as u64);
             self.current.extend_from_slice(part);
         }
-        self.names.add_entry(value);
         self.entries += 1;
         self.current_entries += 1;
         if self.current.len() >= CHUNK {
@@ -546,9 +567,9 @@ mod tests {
         assert!(pack.chunks.len() > 2, "{} chunks", pack.chunks.len());
         assert_eq!(pack.len(), all.len());
         for (k, v) in &all {
-            assert_eq!(pack.get(k), Some(&v[..]));
+            assert_eq!(pack.get(k).as_deref(), Some(&v[..]));
         }
-        assert_eq!(pack.get(b"d/repo/src/other.rs"), None);
+        assert_eq!(pack.get(b"d/repo/src/other.rs").as_deref(), None);
         let empty = Pack::parse(&built(&[])).expect("an empty pack is sound");
         assert_eq!(empty.len(), 0);
     }
@@ -588,7 +609,7 @@ mod tests {
 
     #[test]
     fn tags_from_the_pack_carry_their_names_numbers() {
-        let all = tagged_entries(2_000);
+        let all = tagged_entries(8_000);
         let mut b = PackBuilder::default();
         for (k, v, _) in &all {
             b.push(k, v);
@@ -597,7 +618,7 @@ mod tests {
         assert!(pack.has_names() && pack.chunks.len() > 1);
         let table = pack.names.clone().unwrap();
         // Each distinct string once: own_i and é0..2, shared and r0..6, two sub-kinds.
-        assert_eq!(table.len(), 2_000 + 3 + 1 + 7 + 2);
+        assert_eq!(table.len(), 8_000 + 3 + 1 + 7 + 2);
         // Numbered by how many entries hold them: those every entry holds first.
         let first: Vec<&str> = table.iter().take(3).collect();
         assert!(
@@ -605,15 +626,16 @@ mod tests {
             "{first:?}"
         );
         for (k, v, tags) in &all {
+            assert_eq!(pack.get(k).as_deref(), Some(&v[..]), "made whole again");
             let (value, side) = pack.get_named(k).unwrap();
-            assert_eq!(value, &v[..]);
             let side = side.unwrap();
-            let strings = codec::entry_strings(value).unwrap();
+            assert!(side.stripped && value.len() < v.len(), "kept without its strings");
+            let strings = codec::entry_strings(v).unwrap();
             let named: Vec<&str> = side.ids.iter().map(|&i| table.get(i).unwrap()).collect();
             assert_eq!(named, strings);
             let names = (&tags[0].rel_fname, &tags[0].fname);
             let counted = codec::decode_counted(value, names, Some(side)).unwrap();
-            let plain = codec::decode_counted(value, names, None).unwrap();
+            let plain = codec::decode_counted(v, names, None).unwrap();
             assert_eq!(counted, plain, "the same tags, references and words");
             assert!(plain.names.is_none() && plain.refs.numbers().is_none());
             let ids = counted.names.as_ref().unwrap();
@@ -697,7 +719,7 @@ mod tests {
         b.push(b"k", b"v");
         b.write(&path).unwrap();
         let pack = Pack::read(&path).unwrap().unwrap();
-        assert_eq!(pack.get(b"k"), Some(&b"v"[..]));
+        assert_eq!(pack.get(b"k").as_deref(), Some(&b"v"[..]));
         std::fs::write(&path, b"RMPACK\x01 nonsense").unwrap();
         assert!(Pack::read(&path).is_err());
         assert!(

@@ -3,8 +3,10 @@
 //! number instead of hashing each name of each file (`CountedTags::names`).
 //!
 //! ```text
-//! raw_ids   = (n:varint id:varint{n})*   one per entry of a chunk, in order: the
-//!             numbers of its table's strings (n = 0 for an entry not read as one)
+//! raw_ids   = (n_stripped:varint id:varint{n})*   one per entry of a chunk, in order:
+//!             n << 1 | stripped, then the numbers of its table's strings (an entry not
+//!             read as one: 0, kept whole); a stripped entry is kept without its
+//!             strings' bytes (`codec::stripped`), the table having them
 //! raw_names = count:varint len:varint{count} utf8-bytes
 //! ```
 //!
@@ -29,23 +31,25 @@ pub(crate) struct NamesBuilder {
     table: HashTable<u32>,
     /// Every entry's numbers (as first seen), back to back.
     ids: Vec<u32>,
-    /// Per entry: how many numbers it has.
+    /// Per entry: how many numbers it has, shifted left, and whether it is stripped.
     lens: Vec<u32>,
 }
 
 impl NamesBuilder {
-    /// Numbers the strings of `entry`, the next entry.
-    pub(crate) fn add_entry(&mut self, entry: &[u8]) {
-        let Some(strings) = codec::entry_strings(entry) else {
+    /// Numbers the strings of `entry`, the next entry, and gives it as the pack keeps
+    /// it: stripped of its strings' bytes if it could be read, else whole.
+    pub(crate) fn add_entry<'e>(&mut self, entry: &'e [u8]) -> std::borrow::Cow<'e, [u8]> {
+        let Some((strings, stripped)) = codec::stripped(entry) else {
             self.lens.push(0);
-            return;
+            return entry.into();
         };
         for s in &strings {
             let id = self.intern(s);
             self.counts[id as usize] += 1;
             self.ids.push(id);
         }
-        self.lens.push(strings.len() as u32);
+        self.lens.push((strings.len() as u32) << 1 | 1);
+        stripped.into()
     }
 
     fn intern(&mut self, name: &str) -> u32 {
@@ -105,6 +109,7 @@ impl Numbers {
         let mut raw = Vec::new();
         for e in first..first + count {
             leb128::push(&mut raw, u64::from(self.lens[e]));
+            debug_assert_eq!(starts[e + 1] - starts[e], self.lens[e] as usize >> 1);
             for &id in &self.ids[starts[e]..starts[e + 1]] {
                 leb128::push(&mut raw, u64::from(id));
             }
@@ -118,7 +123,7 @@ impl Numbers {
         let mut at = 0;
         starts.push(at);
         for &len in &self.lens {
-            at += len as usize;
+            at += len as usize >> 1;
             starts.push(at);
         }
         starts
@@ -130,8 +135,9 @@ impl Numbers {
 pub(crate) struct ChunkIds {
     /// Its entries' numbers, back to back.
     pub(crate) ids: Vec<u32>,
-    /// Per entry, in order: the range of its numbers in `ids`.
-    pub(crate) ranges: Vec<(u32, u32)>,
+    /// Per entry, in order: the range of its numbers in `ids`, and whether it is
+    /// stripped of its strings' bytes.
+    pub(crate) ranges: Vec<(u32, u32, bool)>,
 }
 
 /// A chunk's ids part read back; `None` if it is malformed, or a number is not below
@@ -140,7 +146,8 @@ pub(crate) fn decode_ids(mut raw: &[u8], names: usize) -> Option<ChunkIds> {
     let mut ids = Vec::with_capacity(raw.len() / 2);
     let mut ranges = Vec::new();
     while !raw.is_empty() {
-        let n = usize::try_from(leb128::take(&mut raw)?).ok()?;
+        let n_stripped = usize::try_from(leb128::take(&mut raw)?).ok()?;
+        let (n, stripped) = (n_stripped >> 1, n_stripped & 1 == 1);
         // Every number takes a byte at least.
         if n > raw.len() {
             return None;
@@ -153,7 +160,7 @@ pub(crate) fn decode_ids(mut raw: &[u8], names: usize) -> Option<ChunkIds> {
             }
             ids.push(id);
         }
-        ranges.push((start, ids.len() as u32));
+        ranges.push((start, ids.len() as u32, stripped));
     }
     Some(ChunkIds { ids, ranges })
 }

@@ -1,5 +1,6 @@
 //! The batch scan: cached tags for unchanged files, fresh extraction for the rest.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -566,7 +567,6 @@ fn check(
     };
     let key = entry_key(opts.dialect, fname);
     let named = pack.and_then(|p| p.get_named(&key));
-    let packed = named.map(|(entry, _)| entry);
     if let Some(mut hit) = named.and_then(|(e, side)| trusted_by_stat(e, &stat, &names, side))
         && add_kept_words(store, opts, &mut hit)
     {
@@ -576,7 +576,10 @@ fn check(
         return Checked::Done(hit);
     }
     // The store holds what changed since the pack was written: its entry comes first.
-    let stored = store.get(&key).or_else(|| packed.map(<[u8]>::to_vec));
+    // The pack's entry whole (it may keep it stripped of its strings' bytes).
+    let stored = store
+        .get(&key)
+        .or_else(|| pack.and_then(|p| p.get(&key)).map(Cow::into_owned));
     if let Some(mut hit) = stored
         .as_deref()
         .and_then(|e| trusted_by_stat(e, &stat, &names, None))
