@@ -173,16 +173,27 @@ impl Strays {
 }
 
 /// Per distinct name (by its index in `distinct`): its number in `table`, if it has one.
-/// One pass over the table's names, in parallel, each looked up among the few.
+/// One pass over the table's names, in parallel; a name is hashed and looked up among
+/// the few only if one of them has its length and first byte.
 fn numbers_in_table(
     table: &NameTable,
     distinct: &HashMap<&str, u32, FxBuildHasher>,
 ) -> Vec<Option<u32>> {
-    let names: Vec<&str> = table.iter().collect();
-    let found: Vec<(u32, u32)> = names
-        .par_iter()
-        .enumerate()
-        .filter_map(|(number, name)| Some((*distinct.get(name)?, number as u32)))
+    let shape =
+        |name: &str| name.len().min(63) << 8 | usize::from(*name.as_bytes().first().unwrap_or(&0));
+    let mut shapes = vec![false; 64 << 8];
+    for name in distinct.keys() {
+        shapes[shape(name)] = true;
+    }
+    let found: Vec<(u32, u32)> = (0..table.len() as u32)
+        .into_par_iter()
+        .filter_map(|number| {
+            let name = table.get(number)?;
+            if !shapes[shape(name)] {
+                return None;
+            }
+            Some((*distinct.get(name)?, number))
+        })
         .collect();
     let mut numbers = vec![None; distinct.len()];
     for (i, number) in found {

@@ -629,7 +629,10 @@ mod tests {
             assert_eq!(pack.get(k).as_deref(), Some(&v[..]), "made whole again");
             let (value, side) = pack.get_named(k).unwrap();
             let side = side.unwrap();
-            assert!(side.stripped && value.len() < v.len(), "kept without its strings");
+            assert!(
+                side.stripped && value.len() < v.len(),
+                "kept without its strings"
+            );
             let strings = codec::entry_strings(v).unwrap();
             let named: Vec<&str> = side.ids.iter().map(|&i| table.get(i).unwrap()).collect();
             assert_eq!(named, strings);
