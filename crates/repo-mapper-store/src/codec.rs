@@ -374,7 +374,7 @@ pub(crate) fn decode_counted(
     })
 }
 
-/// The pack's numbers for an entry's strings ([`entry_strings`], in order), in its name
+/// The pack's numbers for an entry's strings (in order, as [`stripped`] gives them), in its name
 /// table: decoded tags then carry their names' numbers ([`CountedTags::names`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Side<'p> {
