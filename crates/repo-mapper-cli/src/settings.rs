@@ -96,6 +96,9 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
     config.full_report = cli.format == Format::Json;
     // A walk lists the whole repository: stored tags of files no longer in it are pruned.
     config.prune_cache = cli.files_from.is_none();
+    // The session is created before the walk (`Settings::from_cli`): the pack is read
+    // meanwhile.
+    config.read_ahead = true;
     config
 }
 

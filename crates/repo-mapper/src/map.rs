@@ -131,11 +131,15 @@ impl std::fmt::Debug for RepoMap {
 
 impl RepoMap {
     /// A session with this configuration. It starts, on threads of their own, what its
-    /// first map needs first: the tokenizer's tables and the root's tag pack (so that
-    /// reading them overlaps what the caller does before that map, such as the walk).
+    /// first map needs first: the tokenizer's tables and, with [`Config::read_ahead`],
+    /// the root's tag pack (so that reading them overlaps what the caller does before
+    /// that map, such as the walk).
     pub fn new(config: Config) -> RepoMap {
         config.tokenizer.warm_up();
-        let ahead = PackAhead::start(&config.cache, &config.root, config.dialect());
+        let ahead = config
+            .read_ahead
+            .then(|| PackAhead::start(&config.cache, &config.root, config.dialect()))
+            .flatten();
         let headers = if config.relevance().signatures {
             Headers::Signatures
         } else {
@@ -450,6 +454,23 @@ mod tests {
 
     fn request(root: &Path) -> MapRequest {
         MapRequest::new(list_files(root, None)).with_chat_files(vec![root.join("app.py")])
+    }
+
+    #[test]
+    fn a_session_reads_the_pack_ahead_only_when_asked_and_until_its_first_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        shop(dir.path());
+        let mut config = Config::new(dir.path());
+        config.cache = CacheLocation::Dir(dir.path().join(".cache"));
+        assert!(
+            RepoMap::new(config.clone()).ahead.is_none(),
+            "off by default"
+        );
+        config.read_ahead = true;
+        let mut map = RepoMap::new(config);
+        assert!(map.ahead.is_some());
+        map.map(&request(dir.path())).unwrap();
+        assert!(map.ahead.is_none(), "the first scan took it");
     }
 
     /// `shop.py` (class `Order`), `util.py` (`helper_fn`) and `app.py`, which uses both.
