@@ -68,6 +68,14 @@ fn json_of(result: &CallToolResult) -> Value {
     serde_json::from_str(text(result)).unwrap()
 }
 
+/// The `outline` tool's answer to `args`, as JSON (it must not be an error).
+async fn outlined(client: &RunningService<RoleClient, ()>, args: Value) -> Value {
+    json_of(&call(client, "outline", args).await)
+}
+
+/// The two files the outline tests read.
+const OUTLINED: [&str; 2] = ["app/models/user.py", "app/services/checkout.py"];
+
 /// The CLI's map for the same request.
 fn cli_map(root: &Path, args: &[&str]) -> String {
     let out = StdCommand::new(env!("CARGO_BIN_EXE_repo-mapper"))
@@ -598,7 +606,9 @@ async fn busy_line(client: &RunningService<RoleClient, ()>, root: &Path) -> Opti
 /// call on the repository being scanned that asks not to wait is told how far it is.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slow_scan_of_one_root_stalls_no_call_on_another() {
-    let (small, large) = (repo(), large_repo(3000));
+    // Large enough that its cold scan outlasts the other root's calls on a loaded
+    // machine too (3,000 files did not, once, beside the other tests).
+    let (small, large) = (repo(), large_repo(8000));
     let small = small.path().canonicalize().unwrap();
     let large = large.path().canonicalize().unwrap();
     let client = client(&[]).await;
@@ -619,14 +629,13 @@ async fn a_slow_scan_of_one_root_stalls_no_call_on_another() {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let scanning = scanning.expect("the large repository's scan was seen in progress");
-    assert!(scanning.ends_with(" of 3000 files"), "{scanning}");
+    assert!(scanning.ends_with(" of 8000 files"), "{scanning}");
     let quick = json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
     assert!(quick["map"].as_str().unwrap().contains("class Order"));
     // The drill-down tools take no session: the scan holds neither.
     let paths = ["app/models/user.py"];
-    let outlined = json!({"project_root": small, "paths": paths});
-    let outlined = json_of(&call(&client, "outline", outlined).await);
-    assert!(outlined["outline"].as_str().unwrap().contains("class User"));
+    let outline = outlined(&client, json!({"project_root": small, "paths": paths})).await;
+    assert!(outline["outline"].as_str().unwrap().contains("class User"));
     let shown = json!({"project_root": small, "symbol": "app/models/user.py#User"});
     let shown = json_of(&call(&client, "show_symbol", shown).await);
     assert_eq!(shown["definitions"][0]["name"], "User");
@@ -749,15 +758,8 @@ async fn outline_lists_what_files_define_within_the_cap() {
     let client = client(&[]).await;
     let dir = repo();
     let root = dir.path().to_str().unwrap();
-    let paths = ["app/models/user.py", "app/services/checkout.py"];
-    let whole = json_of(
-        &call(
-            &client,
-            "outline",
-            json!({"project_root": root, "paths": paths}),
-        )
-        .await,
-    );
+    let paths = OUTLINED;
+    let whole = outlined(&client, json!({"project_root": root, "paths": paths})).await;
     let text = whole["outline"].as_str().unwrap();
     assert!(
         text.starts_with(
@@ -778,14 +780,8 @@ async fn outline_lists_what_files_define_within_the_cap() {
     assert_eq!(whole["files"][0]["symbols"], whole["files"][0]["shown"]);
     assert_eq!(whole["files"][1]["imports"], 2);
     assert_eq!(whole["files"][1]["imports_shown"], 2);
-    let capped = json_of(
-        &call(
-            &client,
-            "outline",
-            json!({"project_root": root, "paths": paths, "max_tokens": 100}),
-        )
-        .await,
-    );
+    let capped = json!({"project_root": root, "paths": paths, "max_tokens": 100});
+    let capped = outlined(&client, capped).await;
     let shown = capped["files"][1]["shown"].as_u64().unwrap();
     assert!(
         shown < capped["files"][1]["symbols"].as_u64().unwrap(),
@@ -816,13 +812,12 @@ async fn outline_pages_follow_their_cursors() {
     let client = client(&[]).await;
     let dir = repo();
     let root = dir.path().to_str().unwrap();
-    let paths = ["app/models/user.py", "app/services/checkout.py"];
-    let whole = json!({"project_root": root, "paths": paths});
-    let whole = json_of(&call(&client, "outline", whole).await);
+    let paths = OUTLINED;
+    let whole = outlined(&client, json!({"project_root": root, "paths": paths})).await;
     let mut request = json!({"project_root": root, "paths": paths, "max_tokens": 100});
     let (mut pages, mut symbols, mut imports) = (0, 0, 0);
     loop {
-        let page = json_of(&call(&client, "outline", request.clone()).await);
+        let page = outlined(&client, request.clone()).await;
         pages += 1;
         for file in page["files"].as_array().unwrap() {
             symbols += file["shown"].as_u64().unwrap();

@@ -580,28 +580,32 @@ def get(path):
         assert_eq!((main[0].start_line, main[0].end_line), (1, 5));
     }
 
+    /// The lines `show` gives each of `symbols` of the file `name` holding `code`.
+    fn extents(name: &str, code: &str, symbols: &[&str]) -> Vec<(usize, usize)> {
+        let (_dir, root) = repo();
+        fs::write(root.join(name), code).unwrap();
+        let extent = |symbol: &&str| {
+            let shown = show(&root, &format!("{name}#{symbol}")).unwrap();
+            (shown[0].start_line, shown[0].end_line)
+        };
+        symbols.iter().map(extent).collect()
+    }
+
     #[test]
     fn a_definition_on_the_first_line_ends_before_the_next() {
-        let (_dir, root) = repo();
         let code = "def first():\n    return 1\n\n\ndef second():\n    return 2\n";
-        fs::write(root.join("two.py"), code).unwrap();
-        let first = show(&root, "two.py#first").unwrap();
-        assert_eq!((first[0].start_line, first[0].end_line), (1, 2));
-        let second = show(&root, "two.py#second").unwrap();
-        assert_eq!((second[0].start_line, second[0].end_line), (5, 6));
+        assert_eq!(
+            extents("two.py", code, &["first", "second"]),
+            [(1, 2), (5, 6)]
+        );
     }
 
     /// A class body's first method starts where the body does: the node that starts
     /// there and reaches furthest is the body, not the method.
     #[test]
     fn a_first_method_is_itself_not_its_class_body() {
-        let (_dir, root) = repo();
         let code = "class A:\n    def first(self):\n        return 1\n\n    def second(self):\n        return 2\n";
-        fs::write(root.join("a.py"), code).unwrap();
-        let first = show(&root, "a.py#first").unwrap();
-        assert_eq!((first[0].start_line, first[0].end_line), (2, 3));
-        let class = show(&root, "a.py#A").unwrap();
-        assert_eq!((class[0].start_line, class[0].end_line), (1, 6));
+        assert_eq!(extents("a.py", code, &["first", "A"]), [(2, 3), (1, 6)]);
     }
 
     /// What the map shows, `show` finds: a tag inside a function's body (the common
@@ -609,12 +613,11 @@ def get(path):
     /// locals out.
     #[test]
     fn a_definition_inside_a_wrapper_function_is_found() {
-        let (_dir, root) = repo();
         let code = "(function () {\n  var helper = function () {\n    return 1;\n  };\n  function main() {\n    return helper();\n  }\n})();\n";
-        fs::write(root.join("lib.js"), code).unwrap();
-        let helper = show(&root, "lib.js#helper").unwrap();
-        assert_eq!((helper[0].start_line, helper[0].end_line), (2, 4));
-        assert!(show(&root, "lib.js#main").is_ok());
+        assert_eq!(
+            extents("lib.js", code, &["helper", "main"]),
+            [(2, 4), (5, 7)]
+        );
     }
 
     /// A FIFO named as the file is refused in one line, never read (it would block).
