@@ -162,14 +162,14 @@ impl WeightedDigraph {
         self.dangling[node]
     }
 
-    /// The same graph with the out-edges of some nodes replaced: `rows` holds, nodes
-    /// ascending, each node's edges grouped by neighbour as [`RowsBuilder::push_row`] takes
+    /// The same graph with the out-edges of some nodes replaced: `rows` holds, in any
+    /// order, each node's edges grouped by neighbour as [`RowsBuilder::push_row`] takes
     /// them, summed and normalised as [`RowsBuilder::finish`] does. For the same graph
     /// re-weighted: a row must have its columns in the order of the row it replaces.
     pub(crate) fn replace_rows(&mut self, rows: &[(u32, Vec<(u32, f64)>)]) {
         let n = self.node_count();
         let mut entries: Vec<(u32, f64)> = Vec::new();
-        let finished: Vec<FinishedRow> = rows
+        let mut finished: Vec<FinishedRow> = rows
             .iter()
             .filter(|(u, _)| (*u as usize) < n)
             .map(|(u, row)| {
@@ -189,6 +189,9 @@ impl WeightedDigraph {
                 done
             })
             .collect();
+        // Nodes ascending, as the rebuild walks them (a re-weighed file's node is not in
+        // file order: networkx numbers nodes as edges first name them).
+        finished.sort_by_key(|r| r.node);
         // Re-weighted rows keep their columns, so they usually fit where they were: then
         // only they are written, not the whole matrix copied.
         if finished
@@ -781,12 +784,13 @@ mod tests {
             vec![],
         ];
         // Re-weighted in place (same columns), then with a row whose weights vanish
-        // (it becomes dangling and empty: the matrix is rebuilt).
+        // (it becomes dangling and empty: the matrix is rebuilt); rows out of node order.
         for new_row in [vec![(0, 5.0), (1, 0.25)], vec![(0, 0.0), (1, 0.0)]] {
             let mut g = built(&rows);
             let mut expected = rows.clone();
             expected[2] = new_row.clone();
-            g.replace_rows(&[(2, new_row)]);
+            expected[0] = vec![(2, 4.0), (1, 2.0), (2, 0.5)];
+            g.replace_rows(&[(2, new_row), (0, expected[0].clone())]);
             assert!(same(&g, &built(&expected)));
         }
     }

@@ -212,6 +212,39 @@ mod tests {
         assert_eq!(a.personalization, b.personalization);
     }
 
+    /// A file whose node comes before the files in front of it (it defines a name nobody
+    /// references: networkx numbers it first) joins the chat with another: the re-weighed
+    /// rows reach the graph out of node order, and the ranking is still a fresh one's.
+    #[test]
+    fn a_kept_graph_reweighs_rows_out_of_node_order() {
+        let names: Vec<String> = ["a.py", "b.py", "c.py"].map(String::from).to_vec();
+        let tags = [
+            vec![refr("a.py", 1, "shared_name")],
+            vec![def("b.py", 1, "shared_name")],
+            vec![
+                def("c.py", 1, "lonely_name"),
+                refr("c.py", 2, "shared_name"),
+            ],
+        ]
+        .map(|t| Arc::new(CountedTags::from_tags(t)))
+        .to_vec();
+        let files = files_of(&names, &tags);
+        let mut index = index_of(&names, &tags);
+        let config = RankConfig::default();
+        for chat in [[false; 3], [true, false, true], [false, true, false]] {
+            let files: Vec<FileTags> = files
+                .iter()
+                .zip(chat)
+                .map(|(f, c)| f.with_chat(c))
+                .collect();
+            let request = RankRequest::new(files, names.len());
+            same(
+                &rank_with(&request, &config, &mut index),
+                &rank(&request, &config),
+            );
+        }
+    }
+
     #[test]
     fn a_kept_index_ranks_as_a_fresh_one_for_every_chat_file_and_mention() {
         let (names, tags) = corpus();
