@@ -11,7 +11,7 @@
 //! the ranking: every order it depends on — first definition, file order, names — is kept
 //! apart.)
 
-use std::hash::Hasher;
+use repo_mapper_tags::fxhash::hash_str as hash;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -21,7 +21,6 @@ use rayon::prelude::*;
 use crate::FileTags;
 use crate::csr::NONE;
 use repo_mapper_tags::TagKind;
-use repo_mapper_tags::fxhash::FxHasher;
 
 /// The identifiers of a request and, per file, the id of each tag and counted reference.
 pub(crate) struct Interned<'a> {
@@ -184,12 +183,6 @@ pub(crate) fn starts(files: &[FileTags<'_>], skip: &[bool]) -> Vec<usize> {
     }
     starts.push(at);
     starts
-}
-
-fn hash(name: &str) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(name.as_bytes());
-    h.finish()
 }
 
 /// The shard of a hash: its high bits (the tables use the low ones).

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use repo_mapper_tags::{Dialect, Language};
 
 use crate::TagStore;
-use crate::pack::{ByContent, Pack, PackBuilder};
+use crate::pack::{ByContent, FileId, Pack, PackBuilder, file_id};
 use crate::scan::{
     Layers, ScanOptions, ScanOutput, ScanProgress, Served, entry_key, scan, scan_layered,
 };
@@ -52,7 +52,7 @@ pub fn scan_cached(
     };
     let dir = base.join(store_dir_name());
     let root = opts.prune_under.or(opts.pack_root);
-    let pack_path = root.map(|root| pack_path(&dir, root, opts.dialect));
+    let pack_path = root.map(|root| pack_path(base, root, opts.dialect));
     // Only a scan of the whole repository (the one that prunes) writes the pack.
     let writes_pack = opts.prune_under.is_some();
     let pack = pack_path
@@ -125,9 +125,6 @@ type PackRead = Result<Option<Pack>, ()>;
 /// The file's identity before it was read, and what was read.
 type ReadAhead = (Option<FileId>, PackRead);
 
-/// A file's identity while it is not replaced: device, inode, size.
-type FileId = (u64, u64, u64);
-
 impl PackAhead {
     /// Starts reading the pack of `root`'s files of `dialect` in the cache at `location`;
     /// `None` for a cache in memory, or if no thread could be started.
@@ -135,11 +132,11 @@ impl PackAhead {
         let CacheLocation::Dir(base) = location else {
             return None;
         };
-        let path = pack_path(&base.join(store_dir_name()), root, dialect);
+        let path = pack_path(base, root, dialect);
         let reading = path.clone();
         let handle = std::thread::Builder::new()
             .name("repo-mapper-pack".into())
-            .spawn(move || (file_id(&reading), Pack::read(&reading)))
+            .spawn(move || Pack::read_identified(&reading))
             .ok()?;
         Some(PackAhead {
             path,
@@ -154,14 +151,13 @@ impl PackAhead {
         }
         let handle = self.reading.lock().ok()?.take()?;
         let (id, read) = handle.join().ok()?;
-        (id == file_id(path)).then_some(read)
+        (id == file_id_of(path)).then_some(read)
     }
 }
 
-fn file_id(path: &Path) -> Option<FileId> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((meta.dev(), meta.ino(), meta.len()))
+/// The identity of the file `path` names now.
+fn file_id_of(path: &Path) -> Option<FileId> {
+    std::fs::metadata(path).ok().map(|m| file_id(&m))
 }
 
 /// Every key the cache at `location` holds an entry under (sled's and every pack's, of
@@ -183,11 +179,11 @@ pub fn stored_keys(location: &CacheLocation) -> Vec<Vec<u8>> {
     keys
 }
 
-/// The pack of the files under `root` in the store directory `dir`, for `dialect`.
-fn pack_path(dir: &Path, root: &Path, dialect: Dialect) -> PathBuf {
+/// The pack of the files under `root` in the cache directory `base`, for `dialect`.
+fn pack_path(base: &Path, root: &Path, dialect: Dialect) -> PathBuf {
     let hash = blake3::hash(&entry_key(dialect, root));
     let name = &hash.to_hex()[..16];
-    dir.join(PACKS_DIR).join(name)
+    base.join(store_dir_name()).join(PACKS_DIR).join(name)
 }
 
 /// The most recently used sound pack of `dialect` beside `own` (another root's), by
@@ -459,7 +455,7 @@ mod tests {
 
     /// A one-entry pack of `value` at the pack path of `root` in the cache `base`.
     fn write_pack(base: &Path, root: &Path, value: &[u8]) -> PathBuf {
-        let path = pack_path(&base.join(store_dir_name()), root, Dialect::Default);
+        let path = pack_path(base, root, Dialect::Default);
         let mut b = PackBuilder::default();
         b.push(b"k", value);
         b.write(&path).unwrap();

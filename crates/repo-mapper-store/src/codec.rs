@@ -320,8 +320,6 @@ pub(crate) fn decode_counted(
     (rel_fname, fname): (&Arc<str>, &Arc<Path>),
     side: Option<Side<'_>>,
 ) -> Option<CountedTags> {
-    // The side numbers every string of the table, or it is not this entry's.
-    let side = side.filter(|s| entry_len_is(entry, s.ids.len()));
     let mut defs = Vec::new();
     // The definitions' names, as indices into the entry's strings (for `side`: their
     // numbers; the references' are in `refs`).
@@ -473,12 +471,6 @@ fn walk_tags<'e>(
         each(tag, &strings);
     }
     Some((strings, r.pos))
-}
-
-/// Whether the entry's string table holds `n` strings.
-fn entry_len_is(entry: &[u8], n: usize) -> bool {
-    let mut rest = entry.get(HEADER_LEN..).unwrap_or_default();
-    leb128::take(&mut rest).is_some_and(|count| count == n as u64)
 }
 
 /// The strings of an entry's table, in order (what its tags' names are indices into);

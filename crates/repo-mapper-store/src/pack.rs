@@ -70,6 +70,16 @@ pub(crate) struct Pack {
     names: Option<Arc<NameTable>>,
 }
 
+/// A file's identity while it is not replaced: device, inode, size (a pack is never
+/// changed in place, only replaced by a rename).
+pub(crate) type FileId = (u64, u64, u64);
+
+/// The identity of the file `meta` describes.
+pub(crate) fn file_id(meta: &std::fs::Metadata) -> FileId {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino(), meta.len())
+}
+
 /// One chunk's lengths: raw and packed, of its entries then of their ids.
 #[derive(Debug, Clone, Copy)]
 struct ChunkLen {
@@ -84,14 +94,27 @@ impl Pack {
     /// store's own opening reports what is wrong with its directory), `Err(())` if it is
     /// damaged (then it is never trusted).
     pub(crate) fn read(path: &Path) -> Result<Option<Pack>, ()> {
-        match std::fs::read(path) {
-            Ok(bytes) => Pack::parse(&bytes).map(Some).ok_or(()),
+        Pack::read_identified(path).1
+    }
+
+    /// [`Pack::read`], with the identity of the file read: taken from the open file, so
+    /// it is the identity of the bytes read, not of whatever the path names by then.
+    pub(crate) fn read_identified(path: &Path) -> (Option<FileId>, Result<Option<Pack>, ()>) {
+        let read = std::fs::File::open(path).and_then(|mut file| {
+            use std::io::Read;
+            let id = file_id(&file.metadata()?);
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)?;
+            Ok((id, bytes))
+        });
+        match read {
+            Ok((id, bytes)) => (Some(id), Pack::parse(&bytes).map(Some).ok_or(())),
             Err(e) => {
                 if e.kind() != io::ErrorKind::NotFound {
                     let text = format!("tag pack {} not read: {e}", path.display());
                     tracing::debug!("{}", crate::store::one_line(&text));
                 }
-                Ok(None)
+                (None, Ok(None))
             }
         }
     }
@@ -132,7 +155,7 @@ impl Pack {
             .collect();
         let ids = ids?;
         let chunks: Vec<Vec<u8>> = chunks.into_iter().map(|c| c.entries).collect();
-        let index = index_chunks(&chunks, &ids, entries as usize)?;
+        let index = index_chunks(&chunks, (&ids, named), entries as usize)?;
         Some(Pack {
             chunks,
             ids: ids.into_iter().map(|c| c.ids).collect(),
@@ -353,13 +376,13 @@ fn unpack(packed: &[u8], raw: usize) -> Option<Vec<u8>> {
     zstd::block::decompress(packed, raw).ok()
 }
 
-/// Every entry's slot; `None` if a chunk is malformed, the count is not `entries`, or a
-/// chunk's ids (`ranges`, where it has them) are not one per entry. Of two keys with one
-/// hash (or one key twice) the first is kept: the other reads as missing, which a scan
-/// treats as a file to check again.
+/// Every entry's slot; `None` if a chunk is malformed, the count is not `entries`, or, in
+/// a pack with a name table (`named`), a chunk's ids are not one per entry. Of two keys
+/// with one hash (or one key twice) the first is kept: the other reads as missing, which
+/// a scan treats as a file to check again.
 fn index_chunks(
     chunks: &[Vec<u8>],
-    ids: &[ChunkIds],
+    (ids, named): (&[ChunkIds], bool),
     entries: usize,
 ) -> Option<HashMap<u64, Slot>> {
     let mut index = HashMap::with_capacity(entries);
@@ -378,9 +401,9 @@ fn index_chunks(
                 ids: (0, 0),
                 stripped: false,
             };
-            let slot = match ranges.is_empty() {
-                true => slot,
-                false => {
+            let slot = match named {
+                false => slot,
+                true => {
                     let &(start, end, stripped) = ids.next()?;
                     Slot {
                         ids: (start, end),

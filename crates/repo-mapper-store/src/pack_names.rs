@@ -13,10 +13,8 @@
 //! Names are numbered by how many entries hold them, most first, so that the numbers
 //! most written are the shortest varints.
 
-use std::hash::Hasher;
-
 use hashbrown::HashTable;
-use repo_mapper_tags::fxhash::FxHasher;
+use repo_mapper_tags::fxhash::hash_str as hash;
 use repo_mapper_tags::{NameTable, leb128};
 
 use crate::codec;
@@ -188,10 +186,4 @@ fn name_at<'t>(text: &'t str, ends: &[u32], id: u32) -> &'t str {
     let i = id as usize;
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
     &text[start..ends[i] as usize]
-}
-
-fn hash(name: &str) -> u64 {
-    let mut h = FxHasher::default();
-    h.write(name.as_bytes());
-    h.finish()
 }

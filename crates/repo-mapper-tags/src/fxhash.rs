@@ -14,6 +14,13 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// The hash of `name`'s bytes.
+pub fn hash_str(name: &str) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(name.as_bytes());
+    h.finish()
+}
+
 /// Builds [`FxHasher`]s, for `HashMap` and `HashSet`.
 pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 
