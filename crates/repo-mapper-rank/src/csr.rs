@@ -53,26 +53,80 @@ impl<V: Copy + Default> Csr<V> {
         pairs: impl Iterator<Item = (u32, V)> + Clone,
         len: usize,
     ) -> Self {
-        let mut start = vec![0u32; keys + 1];
+        let mut lens = vec![0u32; keys];
         for (k, _) in pairs.clone() {
-            start[k as usize + 1] += 1;
+            lens[k as usize] += 1;
         }
-        for i in 0..keys {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut values = vec![V::default(); len];
+        let mut filling = Filling::new(&lens, V::default());
+        debug_assert_eq!(filling.len(), len);
         for (k, v) in pairs {
-            values[fill[k as usize] as usize] = v;
-            fill[k as usize] += 1;
+            filling.push(k, v);
         }
-        Csr { start, values }
+        filling.finish()
+    }
+}
+
+/// A [`Csr`] whose list lengths are known, filled key by key in any order (each list in
+/// the order of its pushes).
+pub(crate) struct Filling<V> {
+    start: Vec<u32>,
+    next: Vec<u32>,
+    values: Vec<V>,
+}
+
+impl<V: Copy> Filling<V> {
+    /// Room for `lens[k]` values of each key `k`, `blank` until filled.
+    pub(crate) fn new(lens: &[u32], blank: V) -> Self {
+        let mut start = Vec::with_capacity(lens.len() + 1);
+        let mut at = 0u32;
+        start.push(at);
+        for &len in lens {
+            at += len;
+            start.push(at);
+        }
+        Filling {
+            next: start[..lens.len()].to_vec(),
+            values: vec![blank; at as usize],
+            start,
+        }
+    }
+
+    /// How many values it holds, filled or not.
+    pub(crate) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Appends `value` to `key`'s list.
+    pub(crate) fn push(&mut self, key: u32, value: V) {
+        let slot = &mut self.next[key as usize];
+        self.values[*slot as usize] = value;
+        *slot += 1;
+    }
+
+    /// The lists (each must be full).
+    pub(crate) fn finish(self) -> Csr<V> {
+        debug_assert!(self.next.iter().zip(&self.start[1..]).all(|(n, s)| n == s));
+        Csr::from_parts(self.start, self.values)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Grouping keeps each key's values in their order, every key listed.
+        #[test]
+        fn group_is_a_stable_counting_sort(
+            pairs in proptest::collection::vec((0u32..6, 0u32..1000), 0..60)
+        ) {
+            let grouped = Csr::group(6, pairs.iter().copied(), pairs.len());
+            for k in 0..6u32 {
+                let naive: Vec<u32> = pairs.iter().filter(|p| p.0 == k).map(|p| p.1).collect();
+                proptest::prop_assert_eq!(grouped.get(k as usize), &naive[..]);
+            }
+        }
+    }
 
     #[test]
     fn group_is_stable_and_keeps_empty_keys() {

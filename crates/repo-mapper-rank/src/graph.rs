@@ -23,7 +23,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use crate::csr::{Csr, NONE};
+use crate::csr::{Csr, Filling, NONE};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph, node_blocks};
 
@@ -655,42 +655,6 @@ fn multipliers(index: &TagIndex<'_>, referenced: &[bool], mentioned: &[u32]) -> 
         .collect()
 }
 
-/// A [`Csr`] whose list lengths are known, filled key by key in any order (each list in
-/// the order of its pushes).
-struct Filling<V> {
-    start: Vec<u32>,
-    next: Vec<u32>,
-    values: Vec<V>,
-}
-
-impl<V: Copy> Filling<V> {
-    fn new(lens: &[u32], blank: V) -> Self {
-        let mut start = Vec::with_capacity(lens.len() + 1);
-        let mut at = 0u32;
-        start.push(at);
-        for &len in lens {
-            at += len;
-            start.push(at);
-        }
-        Filling {
-            next: start[..lens.len()].to_vec(),
-            values: vec![blank; at as usize],
-            start,
-        }
-    }
-
-    fn push(&mut self, key: u32, value: V) {
-        let slot = &mut self.next[key as usize];
-        self.values[*slot as usize] = value;
-        *slot += 1;
-    }
-
-    fn finish(self) -> Csr<V> {
-        debug_assert!(self.next.iter().zip(&self.start[1..]).all(|(n, s)| n == s));
-        Csr::from_parts(self.start, self.values)
-    }
-}
-
 /// Calls `f(file, count)` for each referencer of `ident` in file order: `Counter(references[
 /// ident])`, or, under the no-reference fallback (§6.2), each definer once.
 fn for_each_referencer(
@@ -713,28 +677,6 @@ fn for_each_referencer(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    proptest::proptest! {
-        /// Filling lists of known lengths gives what grouping the same pushes gives.
-        #[test]
-        fn filling_groups_as_csr_group_does(
-            pairs in proptest::collection::vec((0u32..6, 0u32..1000), 0..60)
-        ) {
-            let mut lens = vec![0u32; 6];
-            for &(k, _) in &pairs {
-                lens[k as usize] += 1;
-            }
-            let mut filling = Filling::new(&lens, 0);
-            for &(k, v) in &pairs {
-                filling.push(k, v);
-            }
-            let filled = filling.finish();
-            let grouped = Csr::group(6, pairs.iter().copied(), pairs.len());
-            for k in 0..6 {
-                proptest::prop_assert_eq!(filled.get(k), grouped.get(k));
-            }
-        }
-    }
 
     proptest::proptest! {
         /// The ASCII pass agrees with Unicode's classes on ASCII names.

@@ -53,7 +53,11 @@ pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Inte
     let mut name_at = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for (tag, (k, &number)) in file.tags.iter().zip(numbers[fi].tags.iter().enumerate()) {
-            let slot = &mut dense[number as usize];
+            // A number outside the table (only a caller's own `NameIds` can hold one) is
+            // a name nobody defines.
+            let Some(slot) = dense.get_mut(number as usize) else {
+                continue;
+            };
             if tag.kind == TagKind::Def && *slot == NONE {
                 *slot = names.len() as u32;
                 names.push(tag.name.as_str());
@@ -214,7 +218,7 @@ fn dense_ids(numbers: &[Numbers<'_>], starts: &[usize], dense: &[u32]) -> Vec<u3
     }
     per_file.into_par_iter().for_each(|(numbers, out)| {
         for (id, number) in out.iter_mut().zip(numbers.iter()) {
-            *id = dense[number as usize];
+            *id = dense.get(number as usize).copied().unwrap_or(NONE);
         }
     });
     ids
@@ -311,6 +315,21 @@ mod tests {
                 .map(|i| i.lookup.find(&i.names, name).map(|id| i.names[id as usize]));
             assert_eq!(found[0], found[1], "{name}");
         }
+    }
+
+    #[test]
+    fn a_number_outside_the_table_is_a_name_nobody_defines() {
+        let table = Arc::new(NameTable::new(["x"]).unwrap());
+        let tags = [def("a", 1, "x"), def("a", 2, "y")];
+        let ids = NameIds {
+            table: Arc::clone(&table),
+            ids: vec![0, 7].into(),
+        };
+        let refs = RefCounts::numbered(Arc::clone(&table), vec![(0, 1), (99, 2)]);
+        let mut f = file("a", &tags, false);
+        (f.names, f.refs) = (Some(&ids), &refs);
+        let interned = interned(&[f], &[false]).expect("numbered");
+        assert_eq!(slot_names(&interned), ["x", "-", "x", "-"]);
     }
 
     #[test]

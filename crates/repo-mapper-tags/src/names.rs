@@ -90,7 +90,8 @@ impl NameTable {
 pub struct NameIds {
     /// The table the numbers are in.
     pub table: Arc<NameTable>,
-    /// The numbers: one per definition.
+    /// The numbers: one per definition. A number outside the table reads as a name no
+    /// file defines.
     pub ids: Box<[u32]>,
 }
 

@@ -433,9 +433,7 @@ impl RepoMap {
 /// once or twice).
 pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
     let mut all: Vec<&PathBuf> = other.iter().collect();
-    if !crate::paths::paths_sorted(&all) {
-        crate::paths::sort_paths(&mut all);
-    }
+    crate::paths::sort_paths(&mut all);
     all.dedup();
     for c in chat {
         if let Err(at) = all.binary_search(&c) {

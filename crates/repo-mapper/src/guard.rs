@@ -83,7 +83,11 @@ impl RootGuard {
                 if self.dirs.contains_key(bytes(d)) || !unseen.insert(bytes(d)) {
                     break;
                 }
-                let depth = bytes(d).iter().filter(|&&b| b == b'/').count();
+                // `/` has a separator and no component: depth 0, before `/a`'s 1.
+                let depth = match bytes(d) {
+                    b"/" => 0,
+                    d => d.iter().filter(|&&b| b == b'/').count(),
+                };
                 levels.entry(depth).or_default().push(d.to_path_buf());
                 if d == self.root || !d.starts_with(&self.root) {
                     break;

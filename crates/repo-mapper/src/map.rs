@@ -312,9 +312,7 @@ impl RepoMap {
     ) -> CacheKey {
         let sorted = |v: &[PathBuf]| {
             let mut v = v.to_vec();
-            if !crate::paths::paths_sorted(&v) {
-                crate::paths::sort_paths(&mut v);
-            }
+            crate::paths::sort_paths(&mut v);
             v
         };
         let auto = self.config.refresh == Refresh::Auto;
@@ -389,9 +387,7 @@ impl RepoMap {
 /// list is sorted already: it is hashed as it is).
 fn digest(files: &[PathBuf]) -> [u8; 32] {
     let mut order: Vec<&PathBuf> = files.iter().collect();
-    if !crate::paths::paths_sorted(&order) {
-        crate::paths::sort_paths(&mut order);
-    }
+    crate::paths::sort_paths(&mut order);
     // One buffer hashed once: blake3 costs more per `update` than per byte of a path.
     let mut bytes = Vec::with_capacity(order.iter().map(|f| f.as_os_str().len() + 1).sum());
     for f in order {
