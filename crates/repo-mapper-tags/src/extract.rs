@@ -122,7 +122,9 @@ pub fn extract_source_within(
             };
         }
     };
-    let too_deep = deeper_than(tree.root_node(), MAX_QUERY_START_DEPTH);
+    // A tag walk finds out for itself whether the tree is too deep (one walk, not two).
+    let walks = compiled.tag_walk.is_some();
+    let too_deep = !walks && deeper_than(tree.root_node(), MAX_QUERY_START_DEPTH);
     let file = FileRun {
         lang,
         dialect,
@@ -131,7 +133,7 @@ pub fn extract_source_within(
         fname,
         bounds: QueryBounds {
             deadline,
-            max_start_depth: too_deep.then_some(MAX_QUERY_START_DEPTH),
+            max_start_depth: (walks || too_deep).then_some(MAX_QUERY_START_DEPTH),
         },
     };
     let mut out = file.tags(compiled, tree.root_node(), source);
@@ -208,14 +210,15 @@ impl FileRun<'_> {
         let grammar_drops = |capture: Capture, node: Node<'_>| {
             dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
         };
-        let (groups, incomplete) = captures_by_name(
-            &compiled.tags,
+        let found = tag_groups(
+            compiled,
             root,
             self.bytes,
             dialect,
             &grammar_drops,
             self.bounds,
         );
+        let (groups, incomplete) = (found.groups, found.incomplete);
         let mut tags = Vec::new();
         let mut saw_def = false;
         let mut saw_ref = false;
@@ -243,6 +246,9 @@ impl FileRun<'_> {
             && !self.push_fallback_refs(compiled, root, source, &mut tags)
         {
             cut_short = Some(CutShort::Query);
+        }
+        if found.too_deep {
+            cut_short = cut_short.or(Some(CutShort::Depth));
         }
         Extraction { tags, cut_short }
     }
@@ -576,6 +582,53 @@ fn captures_by_name<'t>(
     (groups.groups, out_of_time.get() || wraps.seen_any)
 }
 
+/// The tag query's captures of one file, grouped by name.
+struct FoundTags<'t> {
+    /// As [`captures_by_name`] gives them.
+    groups: Vec<(Capture, Vec<Node<'t>>)>,
+    /// Whether the groups lack captures (see [`captures_by_name`]).
+    incomplete: bool,
+    /// Whether a tag walk found the tree deeper than [`QueryBounds::max_start_depth`].
+    too_deep: bool,
+}
+
+/// The tag query's captures grouped by name: found by the language's tag walk where it
+/// has one (`tag_walk`, bounded by `bounds.max_start_depth`), else by the query.
+fn tag_groups<'t>(
+    compiled: &'static Compiled,
+    root: Node<'t>,
+    source: &[u8],
+    dialect: Dialect,
+    drop: &dyn Fn(Capture, Node<'t>) -> bool,
+    bounds: QueryBounds,
+) -> FoundTags<'t> {
+    let query = &compiled.tags;
+    let Some(walk) = &compiled.tag_walk else {
+        let (groups, incomplete) = captures_by_name(query, root, source, dialect, drop, bounds);
+        return FoundTags {
+            groups,
+            incomplete,
+            too_deep: false,
+        };
+    };
+    let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
+    let walked = walk.captures(root, max_depth, bounds.deadline);
+    let mut groups = Groups::new(query.captures.len());
+    for (index, node) in walked.found {
+        if let Some(role) = query.captures[index as usize] {
+            groups.add(index, role, node, drop);
+        }
+    }
+    if dialect == Dialect::Aider {
+        groups.repeat_last_nodes();
+    }
+    FoundTags {
+        groups: groups.groups,
+        incomplete: !walked.complete,
+        too_deep: walked.too_deep,
+    }
+}
+
 /// The most captures of one match tree-sitter's query cursor can count as consumed: it
 /// keeps the count in 12 bits (`consumed_capture_count`, tree-sitter 0.25's `query.c`).
 const MAX_CONSUMED_CAPTURES: usize = (1 << 12) - 1;
@@ -783,6 +836,117 @@ mod tests {
         let dir = std::env::var_os("REPO_MAPPER_WALK_CHECK").expect("REPO_MAPPER_WALK_CHECK");
         let (langs, files) = walk_agrees_with_query_under(Path::new(&dir));
         eprintln!("{files} files agree ({langs:?})");
+    }
+
+    /// The tag query's captures of `source` (a Python file), as (sub-kind, byte range) in
+    /// the query's order: by the query when `walk` is false, else by the tag walk.
+    fn python_tags(source: &str, walk: bool) -> Vec<(&'static str, std::ops::Range<usize>)> {
+        let compiled = registry::compiled(Language::Python).unwrap();
+        let limits = Limits::default();
+        let tree = parse_within(Language::Python, source, &limits).unwrap();
+        let bounds = QueryBounds {
+            deadline: limits.deadline(),
+            max_start_depth: None,
+        };
+        let no_drops = |_: Capture, _: Node<'_>| false;
+        let (root, bytes) = (tree.root_node(), source.as_bytes());
+        let (groups, incomplete) = if walk {
+            let found = tag_groups(compiled, root, bytes, Dialect::Default, &no_drops, bounds);
+            (found.groups, found.incomplete)
+        } else {
+            let query = &compiled.tags;
+            captures_by_name(query, root, bytes, Dialect::Default, &no_drops, bounds)
+        };
+        assert!(!incomplete);
+        groups
+            .into_iter()
+            .flat_map(|(c, nodes)| nodes.into_iter().map(move |n| (c.sub_kind, n.byte_range())))
+            .collect()
+    }
+
+    /// Whether the Python files under `dir` get the same captures from walk and query
+    /// (asserted); how many were compared.
+    fn tag_walk_agrees_with_query_under(dir: &Path) -> usize {
+        let mut files = 0;
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap().flatten() {
+                let path = entry.path();
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(path);
+                } else if Language::for_path(&path, Dialect::Default) == Some(Language::Python)
+                    && let Ok(Some(source)) = read_source(&path)
+                {
+                    let walked = python_tags(&source, true);
+                    assert_eq!(walked, python_tags(&source, false), "{}", path.display());
+                    files += 1;
+                }
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn python_extraction_walks_the_tree() {
+        let compiled = registry::compiled(Language::Python).unwrap();
+        assert!(
+            compiled.tag_walk.is_some(),
+            "python-tags.scm changed: prove the walk again (tag_walk.rs), then update \
+             PROVEN_AGAINST to {:#x}",
+            crate::fnv1a(
+                crate::FNV_OFFSET,
+                registry::tags_query_source(Language::Python).text.bytes()
+            )
+        );
+    }
+
+    #[test]
+    fn the_tag_walk_finds_what_the_query_finds_on_every_python_fixture() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let files = tag_walk_agrees_with_query_under(&fixtures);
+        assert!(files >= 10, "{files} files");
+        eprintln!("{files} python files agree");
+    }
+
+    /// The same on any directory: `REPO_MAPPER_TAG_WALK_CHECK=DIR cargo test --release -p
+    /// repo-mapper-tags tag_walk_agrees_on -- --ignored` (run on Django 5.2 for issue 26).
+    #[test]
+    #[ignore]
+    fn tag_walk_agrees_on_a_directory_from_the_environment() {
+        let dir =
+            std::env::var_os("REPO_MAPPER_TAG_WALK_CHECK").expect("REPO_MAPPER_TAG_WALK_CHECK");
+        let files = tag_walk_agrees_with_query_under(Path::new(&dir));
+        eprintln!("{files} python files agree");
+    }
+
+    #[test]
+    fn the_tag_walk_keeps_the_query_order_where_a_call_holds_an_earlier_call() {
+        // `bar`'s call is met first, but `foo` (inside it) starts before `bar`; groups
+        // come in order of first appearance, each in source order.
+        let src = "x = foo(1).bar(2)\nclass A(B):\n    def f(self): g(h(i).j())\n";
+        let walked = python_tags(src, true);
+        assert_eq!(walked, python_tags(src, false));
+        let names: Vec<&str> = walked.iter().map(|(_, r)| &src[r.clone()]).collect();
+        assert_eq!(names, ["x", "foo", "bar", "g", "h", "j", "A", "f"]);
+    }
+
+    /// Python-ish token soup: broken syntax, error recovery and missing nodes included.
+    fn python_soup() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let token = prop::sample::select(vec![
+            "a", "b", "f", "x.y", "=", "==", "(", ")", ":", ",", ".", "\n", "\n    ", "def ",
+            "class ", "return ", "lambda ", "if ", "else", "[", "]", "@d\n", "*", "1", "'s'",
+            "#c\n", "async ", "await ", "print ", "match ", "type ", "\\\n", "->",
+        ]);
+        prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_tag_walk_finds_what_the_query_finds_in_any_token_soup(src in python_soup()) {
+            proptest::prop_assert_eq!(python_tags(&src, true), python_tags(&src, false));
+        }
     }
 
     /// (line, name) of the tags of `src` that `keep` selects.

@@ -22,6 +22,8 @@ mod registry;
 #[cfg(feature = "extract")]
 mod scanner_guard;
 mod stamp;
+#[cfg(feature = "extract")]
+mod tag_walk;
 mod terms;
 
 use std::path::Path;

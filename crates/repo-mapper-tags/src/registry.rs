@@ -19,6 +19,7 @@ use tree_sitter_language::LanguageFn;
 
 use crate::capture::{self, Capture};
 use crate::ident_walk::IdentWalk;
+use crate::tag_walk::TagWalk;
 use crate::{Language, scanner_guard};
 
 /// Where an embedded query file comes from.
@@ -73,6 +74,9 @@ pub(crate) struct Compiled {
     /// The identifier query as a tree walk, when it has the shape one can replace
     /// (see `ident_walk`).
     pub ident_walk: Option<IdentWalk>,
+    /// The tag query as a tree walk, where one was proven to find the same nodes (see
+    /// `tag_walk`).
+    pub tag_walk: Option<TagWalk>,
 }
 
 /// A compiled query and, by capture index, the tag each capture makes (`None` for
@@ -163,8 +167,13 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
             let spec = lang.spec();
             let language = grammar(lang);
             let compile = |src| TagQuery::compile(lang, &language, src);
+            let tags = compile(spec.tags)?;
+            let tag_walk = (lang == Language::Python)
+                .then(|| TagWalk::python(spec.tags.text, &tags.query, &language))
+                .flatten();
             Ok(Compiled {
-                tags: compile(spec.tags)?,
+                tags,
+                tag_walk,
                 idents: spec.idents.map(compile).transpose()?,
                 ident_walk: spec
                     .idents

@@ -170,3 +170,29 @@ fn a_tree_too_deep_for_the_query_cursor_keeps_its_shallow_definitions() {
     assert_eq!(defs.len(), 30_000);
     assert_eq!((defs[0], defs[29_999]), ("f0", "f29999"));
 }
+
+/// The same bound where the tag query runs as a walk (Python, issue 26): calls nested
+/// 40,000 deep (two tree levels each) keep the references of the calls starting above
+/// depth 60,000, and the file counts as cut short.
+#[test]
+fn a_python_tree_too_deep_for_the_query_cursor_keeps_its_shallow_tags() {
+    let levels = 40_000;
+    let src = "def g():\n    pass\n".to_owned() + &"f(".repeat(levels) + &")".repeat(levels);
+    let out = extract_source_within(
+        Language::Python,
+        &src,
+        Arc::from("deep.py"),
+        Arc::from(Path::new("/r/deep.py")),
+        Dialect::Default,
+        &Limits::new(Duration::from_secs(600)),
+    );
+    assert_eq!(out.cut_short, Some(CutShort::Depth));
+    let calls = out.tags.iter().filter(|t| t.kind == TagKind::Ref).count();
+    // module (0) > expression_statement (1) > call (2) > argument_list (3) > call (4) …
+    assert_eq!(calls, 29_999 + 1);
+    assert!(
+        out.tags
+            .iter()
+            .any(|t| t.kind == TagKind::Def && t.name == "g")
+    );
+}
