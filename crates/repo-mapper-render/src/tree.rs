@@ -8,6 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use rayon::prelude::*;
+
 use repo_mapper_tags::{
     Dialect, FileStamp, Language, Limits, Tag, normalize_newlines, read_source,
 };
@@ -266,6 +268,7 @@ impl Renderer {
         }
         let mut sorted: Vec<&MapItem<'_>> = items.iter().collect();
         sorted.sort_by(|a, b| a.aider_cmp(b)); // stable, as Python's sort
+        self.prepare_contexts(&files_to_render(&sorted, chat_rel_fnames));
 
         let mut output = String::new();
         let mut cur_fname: Option<&str> = None;
@@ -326,7 +329,7 @@ impl Renderer {
         rel_fname: &str,
         lines_of_interest: &[i64],
     ) -> String {
-        let stamp = std::fs::metadata(abs_fname).ok().map(|m| FileStamp::of(&m));
+        let stamp = stamp_of(abs_fname);
         let mut lois = lines_of_interest.to_vec();
         lois.sort_unstable();
         let rel: Arc<str> = Arc::from(rel_fname);
@@ -340,23 +343,14 @@ impl Renderer {
         }
 
         let generation = self.generation;
-        let cached = self
-            .contexts
-            .get_mut(rel_fname)
-            .filter(|c| c.stamp == stamp && (c.settled || c.read_in == generation));
-        let fresh = cached.map(|c| c.used = generation).is_some();
-        if !fresh {
+        let fresh = self
+            .fresh_context(rel_fname, stamp)
+            .map(|c| c.used = generation);
+        if fresh.is_none() {
             let read_at = SystemTime::now();
-            let context = self.build_context(abs_fname, rel_fname);
-            let settled = stamp.is_some_and(|s| !s.racy_at(read_at));
-            let cached = CachedContext {
-                stamp,
-                settled,
-                read_in: generation,
-                used: generation,
-                context,
-            };
-            self.contexts.insert(rel, cached);
+            let (context, parsed) = self.builder().build(abs_fname, rel_fname);
+            self.parses += u64::from(parsed);
+            self.keep_context(rel, stamp, read_at, context);
         }
         let rendered = self
             .contexts
@@ -368,7 +362,115 @@ impl Renderer {
         rendered
     }
 
-    fn build_context(&mut self, abs_fname: &Path, rel_fname: &str) -> Option<TreeContext> {
+    /// The cached context of `rel_fname` if it may serve a file now stamped `stamp`.
+    fn fresh_context(
+        &mut self,
+        rel_fname: &str,
+        stamp: Option<FileStamp>,
+    ) -> Option<&mut CachedContext> {
+        let generation = self.generation;
+        self.contexts
+            .get_mut(rel_fname)
+            .filter(|c| c.stamp == stamp && (c.settled || c.read_in == generation))
+    }
+
+    /// Caches `context`, read at `read_at` from the file stamped `stamp`, as used by the
+    /// current map.
+    fn keep_context(
+        &mut self,
+        rel: Arc<str>,
+        stamp: Option<FileStamp>,
+        read_at: SystemTime,
+        context: Option<TreeContext>,
+    ) {
+        let cached = CachedContext {
+            stamp,
+            settled: stamp.is_some_and(|s| !s.racy_at(read_at)),
+            read_in: self.generation,
+            used: self.generation,
+            context,
+        };
+        self.contexts.insert(rel, cached);
+    }
+
+    /// Builds, on every core, the contexts of `files` (absolute and relative names) that
+    /// are not cached: a map's first render parses its files side by side instead of one
+    /// after another ([`Renderer::render_tree`] then finds them cached).
+    fn prepare_contexts(&mut self, files: &[(&Path, &str)]) {
+        let missing: Vec<(&Path, &str, Option<FileStamp>)> = files
+            .iter()
+            .map(|&(abs, rel)| (abs, rel, stamp_of(abs)))
+            .filter(|&(_, rel, stamp)| self.fresh_context(rel, stamp).is_none())
+            .collect();
+        if missing.len() < 2 {
+            return;
+        }
+        let builder = self.builder();
+        let built: Vec<_> = missing
+            .par_iter()
+            .map(|&(abs, rel, stamp)| {
+                let read_at = SystemTime::now();
+                (rel, stamp, read_at, builder.build(abs, rel))
+            })
+            .collect();
+        for (rel, stamp, read_at, (context, parsed)) in built {
+            self.parses += u64::from(parsed);
+            self.keep_context(Arc::from(rel), stamp, read_at, context);
+        }
+    }
+
+    fn builder(&self) -> Builder<'_> {
+        Builder {
+            dialect: self.dialect,
+            limits: &self.limits,
+            headers: self.headers,
+            scope_cache: self.scope_cache.as_deref(),
+        }
+    }
+}
+
+/// The files `to_tree` renders around tags, in its order: (absolute, relative) name of
+/// each group of `sorted` items that starts with a tag, chat files left out.
+fn files_to_render<'i, S>(
+    sorted: &[&'i MapItem<'i>],
+    chat_rel_fnames: &HashSet<S>,
+) -> Vec<(&'i Path, &'i str)>
+where
+    S: Borrow<str> + Hash + Eq,
+{
+    let mut files = Vec::new();
+    let mut current: Option<&str> = None;
+    for item in sorted {
+        let rel = item.rel_fname();
+        if chat_rel_fnames.contains(rel) || current == Some(rel) {
+            continue;
+        }
+        current = Some(rel);
+        if let MapItem::Tag(tag) = item {
+            files.push((&*tag.fname, rel));
+        }
+    }
+    files
+}
+
+/// The stamp of the file at `path`, if it can be read.
+fn stamp_of(path: &Path) -> Option<FileStamp> {
+    std::fs::metadata(path).ok().map(|m| FileStamp::of(&m))
+}
+
+/// What building a file's context needs: the renderer's settings, shared by the threads
+/// that build several at once.
+struct Builder<'r> {
+    dialect: Dialect,
+    limits: &'r Limits,
+    headers: Headers,
+    scope_cache: Option<&'r dyn ScopeCache>,
+}
+
+impl Builder<'_> {
+    /// The context of the file at `abs_fname` (`None` if unreadable in the default
+    /// dialect), and whether it was parsed.
+    fn build(&self, abs_fname: &Path, rel_fname: &str) -> (Option<TreeContext>, bool) {
         let mut code = match self.dialect {
             // io.read_text: None on any error (missing, unreadable, not UTF-8), then `or ""`.
             Dialect::Aider => match read_source(abs_fname) {
@@ -389,7 +491,7 @@ impl Renderer {
                 }),
                 Err(err) => {
                     tracing::warn!(file = %abs_fname.display(), "cannot read: {err}");
-                    return None;
+                    return (None, false);
                 }
             },
         };
@@ -400,15 +502,16 @@ impl Renderer {
         if language.is_none() {
             tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
         }
-        Some(self.context_of(code, language))
+        let (context, parsed) = self.context_of(code, language);
+        (Some(context), parsed)
     }
 
     /// The context of `code`: from the scope cache when it holds this text's scopes, else
-    /// parsed (and its scopes kept in the cache).
-    fn context_of(&mut self, code: String, language: Option<Language>) -> TreeContext {
+    /// parsed (and its scopes kept in the cache); whether it was parsed.
+    fn context_of(&self, code: String, language: Option<Language>) -> (TreeContext, bool) {
         let lines = split_lines(&code, self.dialect);
         let rows = lines.len() + 1;
-        let cached = self.scope_cache.clone().zip(language).map(|(cache, lang)| {
+        let cached = self.scope_cache.zip(language).map(|(cache, lang)| {
             let key = ScopeKey::new(&code, lang, self.dialect, self.headers);
             (cache, key)
         });
@@ -417,14 +520,16 @@ impl Renderer {
                 .get(key)
                 .and_then(|bytes| Scopes::decode(&bytes, rows))
         {
-            return TreeContext::assemble(code, lines, scopes, self.dialect);
+            return (
+                TreeContext::assemble(code, lines, scopes, self.dialect),
+                false,
+            );
         }
-        self.parses += 1;
-        let how = (self.dialect, &self.limits, self.headers);
+        let how = (self.dialect, self.limits, self.headers);
         let (context, scopes) = TreeContext::parsed_lines(code, lines, language, how);
         if let (Some((cache, key)), Some(scopes)) = (cached, scopes) {
             cache.put(&key, &scopes.encode());
         }
-        context
+        (context, true)
     }
 }

@@ -123,3 +123,63 @@ fn damaged_or_foreign_scopes_mean_a_parse() {
         assert_eq!(render(&cache), (expected.clone(), 1));
     }
 }
+
+/// A map's first render builds its files' contexts side by side (issue 26): a map of
+/// every golden source renders what maps of one file each render, each file parsed
+/// once, and a second render of the map parses nothing.
+#[test]
+fn a_map_of_many_files_renders_as_its_files_do_one_at_a_time() {
+    use repo_mapper_render::MapItem;
+    use repo_mapper_tags::{Tag, TagKind};
+
+    let root = root();
+    let mut sources: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+    for (source, lois) in golden_cases() {
+        sources.entry(source).or_default().extend(lois);
+    }
+    let tags_of = |source: &str, lois: &[i64]| -> Vec<Tag> {
+        let fname: Arc<Path> = Arc::from(root.join(source).as_path());
+        lois.iter()
+            .map(|&row| Tag {
+                rel_fname: Arc::from(source),
+                fname: Arc::clone(&fname),
+                line: i32::try_from(row + 1).unwrap(),
+                name: "x".to_owned(),
+                kind: TagKind::Def,
+                sub_kind: "function",
+            })
+            .collect()
+    };
+    let all: Vec<Tag> = sources.iter().flat_map(|(s, l)| tags_of(s, l)).collect();
+    let no_chat: std::collections::HashSet<String> = std::collections::HashSet::new();
+    fn items(tags: &[Tag]) -> Vec<MapItem<'_>> {
+        tags.iter().map(MapItem::Tag).collect()
+    }
+    for dialect in [Dialect::Aider, Dialect::Default] {
+        let one_at_a_time: String = sources
+            .iter()
+            .map(|(source, lois)| {
+                let tags = tags_of(source, lois);
+                Renderer::new(dialect).to_tree(&items(&tags), &no_chat)
+            })
+            .collect();
+        let mut renderer = Renderer::new(dialect).with_scope_cache(Arc::new(Kept::default()));
+        assert_eq!(
+            renderer.to_tree(&items(&all), &no_chat),
+            one_at_a_time,
+            "{dialect:?}"
+        );
+        let parsed = renderer.parses();
+        assert!(
+            parsed > 20 && parsed <= sources.len() as u64,
+            "{parsed} parses"
+        );
+        renderer.start_map();
+        assert_eq!(renderer.to_tree(&items(&all), &no_chat), one_at_a_time);
+        assert_eq!(
+            renderer.parses(),
+            parsed,
+            "{dialect:?}: nothing parsed again"
+        );
+    }
+}
