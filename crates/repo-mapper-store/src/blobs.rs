@@ -153,13 +153,10 @@ fn write_blob(path: &Path, payload: &[u8]) -> io::Result<()> {
     file.write_all(&blake3::hash(payload).as_bytes()[..CHECKSUM])
 }
 
-/// Replaces the file at `path` with what `write` writes to a temporary file beside it,
-/// renamed over it: a reader sees the old file or the new one, whole. The temporary file
-/// is removed if either step fails.
-pub(crate) fn replace_with(
-    path: &Path,
-    write: impl FnOnce(&Path) -> io::Result<()>,
-) -> io::Result<()> {
+/// Replaces the file at `path` with what `write` writes to a temporary file beside it
+/// (named `.tmp-{pid}-{n}`), renamed over it: a reader sees the old file or the new one,
+/// whole. The temporary file is removed if either step fails.
+pub fn replace_with(path: &Path, write: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
     let temp = path.parent().unwrap_or(Path::new(".")).join(temp_name());
     let written = write(&temp).and_then(|()| fs::rename(&temp, path));
     if written.is_err() {

@@ -19,7 +19,7 @@ pub(crate) fn aider_search(
     num_entries: usize,
     max_tokens: usize,
     mut render: impl FnMut(usize) -> String,
-    count: impl Fn(&str) -> f64,
+    mut count: impl FnMut(&str) -> f64,
 ) -> Option<Fitted> {
     let max = max_tokens as f64;
     let mut lower: i64 = 0;
@@ -63,7 +63,7 @@ pub(crate) fn strict_search(
     num_entries: usize,
     max_tokens: usize,
     mut render: impl FnMut(usize) -> String,
-    count: impl Fn(&str) -> usize,
+    mut count: impl FnMut(&str) -> usize,
 ) -> Option<Fitted> {
     if num_entries == 0 || max_tokens == 0 {
         return None;

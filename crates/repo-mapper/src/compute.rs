@@ -106,8 +106,7 @@ impl RepoMap {
         let words = reads_terms && request.message.is_some();
         let (scanned, store_fallback) = self.scan(&admitted, words);
         let scanned_at = Instant::now();
-        self.warn_problems(&admitted.present, &scanned.problems);
-        self.warn_too_large(scanned.stats.too_large);
+        self.after_scan(&admitted, &scanned);
         let anchors = self.admit_anchors(&request.anchors);
         let admitted_names = (&*admitted, &anchors);
         let rel_names = RelNames::new(
@@ -180,6 +179,16 @@ impl RepoMap {
             release(scanned);
         }
         computed
+    }
+
+    /// What a scan's outcome calls for: a warning per problem, and the tokenizer's tables
+    /// when a file was parsed (the map may have changed and need counting).
+    fn after_scan(&mut self, admitted: &Admitted, scanned: &Scanned) {
+        self.warn_problems(&admitted.present, &scanned.problems);
+        self.warn_too_large(scanned.stats.too_large);
+        if scanned.stats.misses > 0 {
+            self.config.tokenizer.warm_up();
+        }
     }
 
     /// behaviour.md §6–§8, in a warm session with its kept tag index.
@@ -395,7 +404,7 @@ impl RepoMap {
         let entries = &ranking.entries;
         // Converted as far as the search reaches (a million entries on the Linux tree).
         let mut items: Vec<MapItem<'_>> = Vec::new();
-        let tokenizer = self.config.tokenizer;
+        let counts = &mut self.counts;
         let renderer: &mut Renderer = &mut self.renderer;
         let render = |n: usize| {
             let more = entries[items.len().min(n)..n]
@@ -409,8 +418,8 @@ impl RepoMap {
         };
         let n = entries.len();
         let fitted = match self.config.dialect() {
-            Dialect::Aider => aider_search(n, budget, render, |t| tokenizer.aider_estimate(t)),
-            Dialect::Default => strict_search(n, budget, render, |t| tokenizer.count(t)),
+            Dialect::Aider => aider_search(n, budget, render, |t| counts.aider_estimate(t)),
+            Dialect::Default => strict_search(n, budget, render, |t| counts.count(t)),
         };
         (fitted, items.len())
     }

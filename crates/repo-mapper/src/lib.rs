@@ -10,6 +10,7 @@ mod fallback;
 mod guard;
 mod history;
 mod imports;
+mod known_counts;
 mod map;
 mod mentions;
 mod outline;

@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use repo_mapper_render::{Headers, Renderer};
-use repo_mapper_store::PackAhead;
+use repo_mapper_store::{CacheLocation, PackAhead};
 use repo_mapper_tags::Dialect;
 
 use crate::config::{Config, Refresh};
 use crate::history::{HeadWitness, History};
+use crate::known_counts::{Hash128, KnownCounts, hash128};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
 use crate::scope_cache::scope_cache;
 use crate::warm::WarmSession;
@@ -119,6 +120,8 @@ pub struct RepoMap {
     head: Option<HeadWitness>,
     /// The root's tag pack, read ahead from [`RepoMap::new`] for the first scan.
     pub(crate) ahead: Option<PackAhead>,
+    /// Token counts of texts counted before, here or by earlier runs.
+    pub(crate) counts: KnownCounts,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -133,9 +136,18 @@ impl RepoMap {
     /// A session with this configuration. It starts, on threads of their own, what its
     /// first map needs first: the tokenizer's tables and, with [`Config::read_ahead`],
     /// the root's tag pack (so that reading them overlaps what the caller does before
-    /// that map, such as the walk).
+    /// that map, such as the walk). The tables are not started here when the cache
+    /// directory knows the counts of earlier maps (a map whose request it knows may need
+    /// none); a long-lived session ([`Config::warm_session`]) always starts them.
     pub fn new(config: Config) -> RepoMap {
-        config.tokenizer.warm_up();
+        let counts_dir = match &config.cache {
+            CacheLocation::Dir(dir) => Some(dir.as_path()),
+            CacheLocation::Memory => None,
+        };
+        let counts = KnownCounts::open(counts_dir, config.tokenizer);
+        if config.warm_session || !counts.knows_any_request() {
+            config.tokenizer.warm_up();
+        }
         let ahead = config
             .read_ahead
             .then(|| PackAhead::start(&config.cache, &config.root, config.dialect()))
@@ -170,6 +182,7 @@ impl RepoMap {
             warned_too_large: false,
             progress: None,
             ahead,
+            counts,
         }
     }
 
@@ -215,6 +228,10 @@ impl RepoMap {
             return hit;
         }
         let started = Instant::now();
+        let counted = self.count_key(&key, request);
+        if !self.counts.knows_request(&counted) {
+            self.config.tokenizer.warm_up();
+        }
         let (admitted, checked) = self.admit(request);
         // Only `auto` reads the files' state: the other modes skip its hash of every stamp.
         let auto = self.config.refresh == Refresh::Auto;
@@ -227,8 +244,25 @@ impl RepoMap {
         let admitted = (admitted, checked);
         let history = (history.as_deref(), history_took);
         let computed = self.compute(request, budget, admitted, history, started);
+        self.counts.counted_request(counted);
+        self.counts.save();
         self.remember(key, state, &computed);
         computed
+    }
+
+    /// What names `request`'s maps for the known counts: the map cache's key with the
+    /// request's message and mentions (which that key holds only in [`Refresh::Auto`]),
+    /// and the settings that change what is rendered.
+    fn count_key(&self, key: &CacheKey, request: &MapRequest) -> Hash128 {
+        let named = format!(
+            "{key:?}|{:?}|{:?}|{:?}|{:?}|{}",
+            request.message,
+            request.mentioned_files,
+            request.mentioned_idents,
+            self.config.dialect(),
+            self.config.max_line_length,
+        );
+        hash128(named.as_bytes())
     }
 
     /// The history the ranking reads for `request`: its own, or with [`Config::history`]
@@ -438,7 +472,7 @@ fn report_of(computed: &Computed) -> Option<&Arc<MapReport>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{CacheLocation, list_files};
+    use crate::{CacheLocation, Tokenizer, list_files};
     use std::path::Path;
 
     fn session(root: &Path, warm: bool) -> RepoMap {
@@ -556,5 +590,36 @@ mod tests {
         assert_eq!(run(), (first, 0));
         write("util.py", "def helper_fn():\n    return 3\n");
         assert_eq!(run().1, 1, "the edited file only");
+    }
+
+    /// Issue 26: a second run of the same request takes every count from the counts the
+    /// first kept (so it needs no tokenizer tables), and shows the same map; after an edit
+    /// that changes the map, the new texts are counted, exactly.
+    #[test]
+    fn a_second_run_of_a_request_counts_nothing_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        shop(root);
+        let run = || {
+            let mut config = Config::new(root);
+            config.cache = CacheLocation::Dir(root.join(".cache"));
+            let mut session = RepoMap::new(config);
+            let known = session.counts.knows_any_request();
+            let map = session.map(&request(root)).unwrap();
+            (map.text, map.report.tokens, session.counts.fresh(), known)
+        };
+        let (first, tokens, counted, known) = run();
+        assert!(counted > 0 && !known);
+        assert_eq!(run(), (first.clone(), tokens, 0, true));
+        std::fs::write(
+            root.join("util.py"),
+            "def helper_fn(a, b, c):\n    return 3\n",
+        )
+        .unwrap();
+        let (edited, tokens, counted, _) = run();
+        assert_ne!(edited, first);
+        assert!(counted > 0, "the edited map's texts are new");
+        let exact = Tokenizer::Cl100kBase.count(&edited);
+        assert_eq!(tokens, Some(exact as f64));
     }
 }

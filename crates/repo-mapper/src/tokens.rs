@@ -38,8 +38,10 @@ impl Tokenizer {
 
     /// Builds the encoding's tables on a thread of their own, once per process, so that
     /// the first [`count`](Tokenizer::count) finds them ready. Building cl100k's tables
-    /// takes about 0.1 s (o200k's about 0.3 s): started when a session is created, it
-    /// overlaps the walk and the tag scan instead of adding to every CLI run.
+    /// takes about 0.1 s (o200k's about 0.3 s): started by a session before the walk or
+    /// the tag scan, it overlaps them instead of adding to every CLI run (a session that
+    /// may take every count from counts kept by earlier runs starts it only when it finds
+    /// it will count).
     pub fn warm_up(self) {
         static STARTED: [std::sync::Once; 2] = [std::sync::Once::new(), std::sync::Once::new()];
         STARTED[self as usize].call_once(|| {
@@ -62,16 +64,21 @@ impl Tokenizer {
     /// every `num_lines // 100 or 1`-th line (Python `splitlines(keepends=True)` lines) is
     /// counted and the count scaled by characters. A float, not rounded, as Aider compares it.
     pub fn aider_estimate(self, text: &str) -> f64 {
-        let len_text = text.chars().count();
-        if len_text < 200 {
-            return self.count(text) as f64;
-        }
-        let lines = splitlines_keepends(text);
-        let step = (lines.len() / 100).max(1);
-        let sample: String = lines.iter().step_by(step).copied().collect();
-        let sample_tokens = self.count(&sample) as f64;
-        sample_tokens / sample.chars().count() as f64 * len_text as f64
+        aider_estimate_with(text, |t| self.count(t))
     }
+}
+
+/// [`Tokenizer::aider_estimate`] with the one exact count it makes done by `count`.
+pub(crate) fn aider_estimate_with(text: &str, mut count: impl FnMut(&str) -> usize) -> f64 {
+    let len_text = text.chars().count();
+    if len_text < 200 {
+        return count(text) as f64;
+    }
+    let lines = splitlines_keepends(text);
+    let step = (lines.len() / 100).max(1);
+    let sample: String = lines.iter().step_by(step).copied().collect();
+    let sample_tokens = count(&sample) as f64;
+    sample_tokens / sample.chars().count() as f64 * len_text as f64
 }
 
 impl FromStr for Tokenizer {
