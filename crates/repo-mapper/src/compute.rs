@@ -52,17 +52,19 @@ pub(crate) struct Admitted {
 }
 
 impl Admitted {
-    /// The state of the admitted files: a hash of which files are present and each one's
-    /// [`Stamp`], or `None` if a stamp is racy at `now` (a file changed that recently may
-    /// change again without its stamp changing). Two admissions of the same request with
-    /// the same state saw the same file contents.
-    pub(crate) fn state(&self, now: std::time::SystemTime) -> Option<[u8; 32]> {
+    /// The state of the admitted files, `digest` ([`Admitted::stamps_digest`]), unless a
+    /// stamp is racy at `now` (a file changed that recently may change again without its
+    /// stamp changing). Two admissions of the same request with the same state saw the
+    /// same file contents.
+    pub(crate) fn state(&self, digest: [u8; 32], now: std::time::SystemTime) -> Option<[u8; 32]> {
+        (!self.stamps.iter().any(|s| s.racy_at(now))).then_some(digest)
+    }
+
+    /// A hash of which files are present and each one's [`Stamp`].
+    pub(crate) fn stamps_digest(&self) -> [u8; 32] {
         // One buffer hashed once: blake3 costs more per `update` than per byte here.
         let mut bytes = Vec::with_capacity(self.present.len() * 96);
         for ((_, rel), stamp) in self.present.iter().zip(&self.stamps) {
-            if stamp.racy_at(now) {
-                return None;
-            }
             bytes.extend_from_slice(rel.as_bytes());
             bytes.push(0);
             bytes.extend_from_slice(&stamp.size.to_le_bytes());
@@ -72,7 +74,7 @@ impl Admitted {
             }
             bytes.extend_from_slice(&stamp.inode.to_le_bytes());
         }
-        Some(*blake3::hash(&bytes).as_bytes())
+        *blake3::hash(&bytes).as_bytes()
     }
 }
 

@@ -115,6 +115,12 @@ impl KnownCounts {
         count
     }
 
+    /// How many requests are known.
+    #[cfg(test)]
+    pub(crate) fn requests(&self) -> usize {
+        self.requests.len()
+    }
+
     /// How many texts this session counted with the tokenizer.
     #[cfg(test)]
     pub(crate) fn fresh(&self) -> u64 {

@@ -228,14 +228,17 @@ impl RepoMap {
             return hit;
         }
         let started = Instant::now();
-        let counted = self.count_key(&key, request);
+        let (admitted, checked) = self.admit(request);
+        let digest = admitted.stamps_digest();
+        // Only `auto` reuses a map for files in the same state.
+        let auto = self.config.refresh == Refresh::Auto;
+        let state = auto
+            .then(|| admitted.state(digest, SystemTime::now()))
+            .flatten();
+        let counted = self.count_key(&key, request, &digest);
         if !self.counts.knows_request(&counted) {
             self.config.tokenizer.warm_up();
         }
-        let (admitted, checked) = self.admit(request);
-        // Only `auto` reads the files' state: the other modes skip its hash of every stamp.
-        let auto = self.config.refresh == Refresh::Auto;
-        let state = auto.then(|| admitted.state(SystemTime::now())).flatten();
         if !request.force_refresh
             && let Some(hit) = self.cached_if_unchanged(&key, state.as_ref())
         {
@@ -252,10 +255,11 @@ impl RepoMap {
 
     /// What names `request`'s maps for the known counts: the map cache's key with the
     /// request's message and mentions (which that key holds only in [`Refresh::Auto`]),
-    /// and the settings that change what is rendered.
-    fn count_key(&self, key: &CacheKey, request: &MapRequest) -> Hash128 {
+    /// the settings that change what is rendered, and the files' stamps (`digest`: a
+    /// request met again after an edit is a request not counted yet).
+    fn count_key(&self, key: &CacheKey, request: &MapRequest, digest: &[u8; 32]) -> Hash128 {
         let named = format!(
-            "{key:?}|{:?}|{:?}|{:?}|{:?}|{}",
+            "{key:?}|{digest:?}|{:?}|{:?}|{:?}|{:?}|{}",
             request.message,
             request.mentioned_files,
             request.mentioned_idents,
@@ -592,9 +596,10 @@ mod tests {
         assert_eq!(run().1, 1, "the edited file only");
     }
 
-    /// Issue 26: a second run of the same request takes every count from the counts the
-    /// first kept (so it needs no tokenizer tables), and shows the same map; after an edit
-    /// that changes the map, the new texts are counted, exactly.
+    /// Issue 26: a second run of the same request over the same files takes every count
+    /// from the counts the first kept (so it needs no tokenizer tables), and shows the same
+    /// map; after an edit that changes the map, the request is new and its new texts are
+    /// counted, exactly.
     #[test]
     fn a_second_run_of_a_request_counts_nothing_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -604,21 +609,28 @@ mod tests {
             let mut config = Config::new(root);
             config.cache = CacheLocation::Dir(root.join(".cache"));
             let mut session = RepoMap::new(config);
-            let known = session.counts.knows_any_request();
             let map = session.map(&request(root)).unwrap();
-            (map.text, map.report.tokens, session.counts.fresh(), known)
+            let counts = &session.counts;
+            (
+                map.text,
+                map.report.tokens,
+                counts.fresh(),
+                counts.requests(),
+            )
         };
-        let (first, tokens, counted, known) = run();
-        assert!(counted > 0 && !known);
-        assert_eq!(run(), (first.clone(), tokens, 0, true));
+        let (first, tokens, counted, requests) = run();
+        assert!(counted > 0);
+        assert_eq!(requests, 1);
+        assert_eq!(run(), (first.clone(), tokens, 0, 1));
         std::fs::write(
             root.join("util.py"),
             "def helper_fn(a, b, c):\n    return 3\n",
         )
         .unwrap();
-        let (edited, tokens, counted, _) = run();
+        let (edited, tokens, counted, requests) = run();
         assert_ne!(edited, first);
         assert!(counted > 0, "the edited map's texts are new");
+        assert_eq!(requests, 2, "the same request over files in another state");
         let exact = Tokenizer::Cl100kBase.count(&edited);
         assert_eq!(tokens, Some(exact as f64));
     }
