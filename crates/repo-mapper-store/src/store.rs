@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use repo_mapper_tags::{Terms, queries_fingerprint};
 
 use crate::codec::FORMAT;
-use crate::words::{NewWords, WordFile, WordSlot, replace_file};
+use crate::words::{NewWords, WordFile, WordSlot};
 
 /// Where tags are kept between runs: a key-value map from an entry key (the dialect and the
 /// file's absolute path) to the encoded entry (see the
@@ -301,8 +301,7 @@ impl TagStore for SledStore {
     }
 
     fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
-        let next = self.words.successor(used, new, whole);
-        replace_file(self.words.path(), &next).map_err(|e| {
+        self.words.keep(used, new, whole).map_err(|e| {
             let text = one_line(&format!(
                 "tag cache at {} cannot be written: {e}",
                 self.dir.display()
@@ -311,10 +310,7 @@ impl TagStore for SledStore {
                 tracing::warn!("{text}");
             }
             io::Error::new(e.kind(), text)
-        })?;
-        // Read again if a later scan of this store asks.
-        self.words.forget();
-        Ok(())
+        })
     }
 
     fn is_damaged(&self) -> bool {

@@ -20,10 +20,19 @@
 //! that scan. A scan of some files only (a warm session's changed files) adds its words
 //! and drops none, so the file grows by the contents edited until the next whole scan. A
 //! scan that adds no words does not rewrite it.
+//!
+//! **Recent words.** A scan that found a few new contents (files edited since the last
+//! run) adds their words to a second, small file beside the first (`{name}-recent`, the
+//! same layout) instead of rewriting the first: the Linux tree's word file is 46 MB, and
+//! rewriting it after every edit cost a fifth of a second. Lookups read the recent file
+//! first. Once the recent file would outgrow [`recent_limit`] of the first, the first is
+//! rewritten with both (the bound above applies) and the recent file removed. Words are
+//! keyed by content, so an entry in either file is never wrong, whichever a reader saw.
 
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use repo_mapper_tags::{Terms, leb128, terms_fingerprint};
@@ -83,53 +92,121 @@ impl NewWords {
     }
 }
 
-/// A store's word file, read at the first lookup and shared by whoever reads the store's
-/// words in one run (sled's store, the pack's reader): read and warned about once.
+/// The most the recent words may take beside a first file of `main_len` bytes before
+/// the first is rewritten with them: a 16th of it, between 64 KiB and 1 MiB (so keeping
+/// an edit's words writes at most that much).
+pub(crate) fn recent_limit(main_len: u64) -> u64 {
+    (main_len / 16).clamp(64 << 10, 1 << 20)
+}
+
+/// A store's word files (the first and the recent one, see the module documentation),
+/// each read at its first lookup and shared by whoever reads the store's words in one
+/// run (sled's store, the pack's reader): read and warned about once.
 #[derive(Debug)]
 pub(crate) struct WordSlot {
-    path: PathBuf,
-    file: RwLock<Option<WordFile>>,
+    main: LazyWords,
+    recent: LazyWords,
 }
 
 impl WordSlot {
-    /// The word file at `path`, not read yet.
+    /// The word files at `path` and beside it, not read yet.
     pub(crate) fn new(path: PathBuf) -> WordSlot {
+        let mut recent = path.clone().into_os_string();
+        recent.push("-recent");
         WordSlot {
-            path,
-            file: RwLock::new(None),
+            main: LazyWords::new(path),
+            recent: LazyWords::new(recent.into()),
         }
-    }
-
-    /// Where the word file is.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
     }
 
     /// The words of the content whose BLAKE3 hash is `hash`, if kept.
     pub(crate) fn get(&self, hash: &[u8; 32]) -> Option<Terms> {
-        self.read().as_ref()?.get(hash)
+        let recent = self.recent.read().as_ref().and_then(|w| w.get(hash));
+        recent.or_else(|| self.main.read().as_ref()?.get(hash))
     }
 
-    /// The next word file's bytes ([`WordFile::successor`]).
-    pub(crate) fn successor(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> Vec<u8> {
-        match self.read().as_ref() {
-            Some(words) => words.successor(used, new, whole),
-            None => WordFile::default().successor(used, new, whole),
+    /// Keeps the words a scan used and found (see the module documentation): `new` added
+    /// to the recent file while it stays within [`recent_limit`], else the first file
+    /// written anew with the recent words and the recent file removed.
+    pub(crate) fn keep(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> io::Result<()> {
+        // A first file that is missing, not a file, or found damaged is written anew.
+        let main_len = std::fs::metadata(&self.main.path)
+            .ok()
+            .filter(|m| m.is_file() && !self.main.found_damaged())
+            .map_or(0, |m| m.len());
+        let next_recent = self.recent.with(|recent| recent.successor(&[], new, false));
+        if main_len > 0 && (next_recent.len() as u64) <= recent_limit(main_len) {
+            replace_file(&self.recent.path, &next_recent)?;
+            self.recent.forget();
+            return Ok(());
         }
+        let recent = self.recent.with(WordFile::as_new_words);
+        let all: Vec<NewWords> = recent.into_iter().chain(new.iter().cloned()).collect();
+        let next = self.main.with(|main| main.successor(used, &all, whole));
+        replace_file(&self.main.path, &next)?;
+        match std::fs::remove_file(&self.recent.path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        self.forget();
+        Ok(())
     }
 
-    /// Reads the file again at the next lookup (it was replaced).
+    /// Reads the files again at the next lookup (they were replaced).
     pub(crate) fn forget(&self) {
-        *self.file.write().unwrap_or_else(PoisonError::into_inner) = None;
+        self.main.forget();
+        self.recent.forget();
     }
 
     /// Holds no words from now on (the store was reset).
     pub(crate) fn empty(&self) {
+        self.main.empty();
+        self.recent.empty();
+    }
+}
+
+/// One word file, read at its first lookup.
+#[derive(Debug)]
+struct LazyWords {
+    path: PathBuf,
+    file: RwLock<Option<WordFile>>,
+    /// Whether the last read found the file damaged or unreadable.
+    damaged: AtomicBool,
+}
+
+impl LazyWords {
+    fn new(path: PathBuf) -> LazyWords {
+        LazyWords {
+            path,
+            file: RwLock::new(None),
+            damaged: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the file was read and found damaged or unreadable (so it must be replaced).
+    fn found_damaged(&self) -> bool {
+        self.damaged.load(Ordering::Relaxed)
+    }
+
+    /// What `f` makes of the file (read if it was not yet).
+    fn with<T>(&self, f: impl FnOnce(&WordFile) -> T) -> T {
+        match self.read().as_ref() {
+            Some(words) => f(words),
+            None => f(&WordFile::default()),
+        }
+    }
+
+    fn forget(&self) {
+        *self.file.write().unwrap_or_else(PoisonError::into_inner) = None;
+        self.damaged.store(false, Ordering::Relaxed);
+    }
+
+    fn empty(&self) {
         *self.file.write().unwrap_or_else(PoisonError::into_inner) = Some(WordFile::default());
     }
 
-    /// The word file, read if it was not yet; a damaged or unreadable one counts as
-    /// empty (one warning), and the next scan that keeps words replaces it.
+    /// The file, read if it was not yet; a damaged or unreadable one counts as empty (one
+    /// warning), and the next scan that keeps words replaces it.
     fn read(&self) -> RwLockReadGuard<'_, Option<WordFile>> {
         {
             let words = self.file.read().unwrap_or_else(PoisonError::into_inner);
@@ -140,6 +217,7 @@ impl WordSlot {
         let mut slot = self.file.write().unwrap_or_else(PoisonError::into_inner);
         if slot.is_none() {
             *slot = Some(WordFile::read(&self.path).unwrap_or_else(|why| {
+                self.damaged.store(true, Ordering::Relaxed);
                 let text = format!(
                     "the word cache {} is {why}; reading its files again",
                     self.path.display()
@@ -189,6 +267,18 @@ impl WordFile {
     pub(crate) fn get(&self, hash: &[u8; 32]) -> Option<Terms> {
         let slot = self.index.get(&key_of(hash))?;
         codec::decode_terms(&self.bytes[slot.start..slot.end])
+    }
+
+    /// Every entry as words to keep (the key stands for the hash: only its start is
+    /// kept, and only the start is read back).
+    fn as_new_words(&self) -> Vec<NewWords> {
+        let words = |(key, slot): (&Key, &Slot)| {
+            let mut hash = [0; 32];
+            hash[..16].copy_from_slice(key);
+            let encoded = self.bytes[slot.start..slot.end].to_vec();
+            NewWords { hash, encoded }
+        };
+        self.index.iter().map(words).collect()
     }
 
     /// How many contents' words are kept.
@@ -396,6 +486,75 @@ mod tests {
         assert_eq!(file.len(), 11);
         let whole = WordFile::parse(file.successor(&[], &[words(21)], true)).unwrap();
         assert_eq!(whole.len(), 2, "a whole scan bounds them again");
+    }
+
+    /// Issue 26: an edit's words go to the small recent file; the first file is left as
+    /// it is until the recent one would outgrow its limit, then rewritten with both.
+    #[test]
+    fn a_few_new_words_go_to_the_recent_file_until_it_is_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("words");
+        let recent = dir.path().join("words-recent");
+        let slot = WordSlot::new(path.clone());
+        let all: Vec<NewWords> = (0..10).map(words).collect();
+        slot.keep(&[], &all, true).unwrap();
+        assert!(!recent.exists(), "the first scan writes the first file");
+        let first = std::fs::read(&path).unwrap();
+        slot.keep(&[hash(1)], &[words(20)], true).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), first, "left as it was");
+        assert!(recent.exists());
+        let again = WordSlot::new(path.clone());
+        assert_eq!(again.get(&hash(20)), Some(words(20).terms()));
+        assert_eq!(again.get(&hash(3)), Some(words(3).terms()));
+        // Past the limit (64 KiB at least), the first file takes everything.
+        let big: Vec<NewWords> = (0..40u8)
+            .map(|i| {
+                // Words of letters only (digits are no code words), all different.
+                let letters = |mut n: u32| {
+                    let mut w = String::from("q");
+                    while n > 0 {
+                        w.push(char::from(b'a' + (n % 26) as u8));
+                        n /= 26;
+                    }
+                    w
+                };
+                let text: String = (0..3000u32)
+                    .map(|j| letters(u32::from(i) * 3000 + j) + " ")
+                    .collect();
+                NewWords::new(hash(100 + i), &Terms::of_text(&text))
+            })
+            .collect();
+        let mut rounds = 0;
+        while recent.exists() {
+            again.keep(&[], &big[rounds..rounds + 1], false).unwrap();
+            rounds += 1;
+            assert!(rounds < big.len(), "the recent file never filled");
+        }
+        assert_ne!(std::fs::read(&path).unwrap(), first);
+        let last = WordSlot::new(path);
+        for i in [20, 3] {
+            assert_eq!(last.get(&hash(i)), Some(words(i).terms()), "{i}");
+        }
+        for kept in &big[..rounds] {
+            assert_eq!(last.get(&kept.hash), Some(kept.terms()));
+        }
+    }
+
+    /// A damaged recent file counts as empty and the next keep replaces it.
+    #[test]
+    fn a_damaged_recent_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("words");
+        let slot = WordSlot::new(path.clone());
+        slot.keep(&[], &[words(1)], true).unwrap();
+        slot.keep(&[], &[words(2)], false).unwrap();
+        std::fs::write(dir.path().join("words-recent"), b"damaged").unwrap();
+        let again = WordSlot::new(path.clone());
+        assert_eq!(again.get(&hash(2)), None);
+        assert_eq!(again.get(&hash(1)), Some(words(1).terms()));
+        again.keep(&[], &[words(3)], false).unwrap();
+        let last = WordSlot::new(path);
+        assert_eq!(last.get(&hash(3)), Some(words(3).terms()));
     }
 
     /// Words made under other stop words (another fingerprint) are not read; an age no
