@@ -57,7 +57,7 @@ fn cached(r: &Path, cache: &Path) -> Command {
 }
 
 /// A tag cache written by one run, then its sled `conf` file overwritten with bytes that
-/// are not UTF-8 (and fail its checksum).
+/// are not UTF-8 (and fail its checksum), and its pack removed.
 fn damaged_cache(r: &Path) -> tempfile::TempDir {
     let cache = tempfile::tempdir().unwrap();
     run(&mut cached(r, cache.path()));
@@ -67,6 +67,9 @@ fn damaged_cache(r: &Path) -> tempfile::TempDir {
         .find(|p| p.is_dir())
         .expect("a store directory in the cache");
     std::fs::write(store.join("conf"), [0xff_u8; 32]).unwrap();
+    // Without its pack the next run must open sled (a warm run served by the pack never
+    // does).
+    std::fs::remove_dir_all(store.join("packs")).unwrap();
     cache
 }
 

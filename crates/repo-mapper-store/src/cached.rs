@@ -63,6 +63,15 @@ pub fn scan_cached(
         (Some(own), None) => other_pack(own, opts.dialect),
         _ => None,
     };
+    let recent_path = pack_path.as_deref().map(recent_pack_path);
+    let recent = match (&pack, &recent_path) {
+        (Some(_), Some(path)) => read_pack(path, None),
+        _ => None,
+    };
+    // A whole scan of a root with its pack opens sled only for a repack that is due, or
+    // when a scan of some files may have left changes there.
+    let marker = dir.join(SLED_HOLDS_CHANGES);
+    let without_store = writes_pack && pack.is_some() && !marker.exists();
     let served_elsewhere = pack.is_some() || by_content.is_some();
     let open = match served_elsewhere {
         true => OpenOptions::waiting(Duration::ZERO, Duration::ZERO),
@@ -77,19 +86,92 @@ pub fn scan_cached(
         // `needs_repacking`): their entries go there, not through sled.
         hold_entries: writes_pack.then(|| match pack {
             None => 0,
+            Some(_) if without_store => 0,
             Some(_) => repack_slack(files.len()),
         }),
+        recent: recent.as_ref(),
+        without_store,
     };
     let (out, served) = scan_layered(&store, layers, files, opts, progress);
     let repacking = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
     // sled is opened only for a repack that is due (a tuple would open it every time).
+    let mut repacked = false;
     if repacking
         && let Some(path) = &pack_path
         && let Some(sled) = store.opened_sled()
     {
-        repack(sled, pack.as_ref(), (files, served), opts.dialect, path);
+        repack(sled, pack.as_ref(), (files, &served), opts.dialect, path);
+        repacked = true;
+    }
+    if repacked {
+        // sled was emptied.
+        let _ = std::fs::remove_file(&marker);
+    } else if store.sled().is_some() {
+        // Opened, so written to, perhaps: whole scans look there until the next repack.
+        let _ = std::fs::write(&marker, b"");
+    }
+    // Otherwise what the packs did not vouch for is kept in the recent pack (a repack
+    // that could not have sled: the next whole scan repacks).
+    if !repacked
+        && without_store
+        && let Some(path) = &recent_path
+    {
+        keep_recent(path, recent.as_ref(), (files, &served), opts.dialect);
     }
     (out, store.fallback())
+}
+
+/// The recent pack beside the pack at `pack`: the entries of the root's files changed
+/// since the pack was written (a dot file: not a root's pack, never another root's).
+fn recent_pack_path(pack: &Path) -> PathBuf {
+    let name = pack.file_name().unwrap_or_default().to_string_lossy();
+    pack.with_file_name(format!("{RECENT_PREFIX}{name}"))
+}
+
+/// How a recent pack's name begins.
+const RECENT_PREFIX: &str = ".recent-";
+
+/// The file in the store directory saying that sled may hold entries newer than the
+/// packs (a scan of some files wrote them): whole scans then look in sled, until a
+/// repack empties it.
+const SLED_HOLDS_CHANGES: &str = ".sled-holds-changes";
+
+/// Writes the recent pack at `path` anew with the entries a whole scan of `files` held
+/// in hand or found there (what its root's pack does not vouch for), unless it holds
+/// exactly those already; removes it when there are none. A failure is logged at debug
+/// level: the next scan reads those files again.
+fn keep_recent(
+    path: &Path,
+    recent: Option<&Pack>,
+    (files, served): (&[(PathBuf, String)], &[Served]),
+    dialect: Dialect,
+) {
+    let mut builder = PackBuilder::default();
+    let (mut held, mut from_recent) = (0, 0);
+    for ((fname, _), served) in files.iter().zip(served) {
+        let entry = match served {
+            Served::Fresh(entry) => entry,
+            Served::Recent(entry) => {
+                from_recent += 1;
+                entry
+            }
+            Served::None | Served::Store | Served::Pack => continue,
+        };
+        builder.push(&entry_key(dialect, fname), entry);
+        held += 1;
+    }
+    let unchanged = held == from_recent && recent.map_or(0, Pack::len) == held;
+    let done = match held {
+        _ if unchanged => Ok(()),
+        0 => std::fs::remove_file(path),
+        _ => builder.write(path),
+    };
+    if let Err(e) = done
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        let text = format!("recent tag pack {} not written: {e}", path.display());
+        tracing::debug!("{}", one_line(&text));
+    }
 }
 
 /// A root's pack read ahead of its scan, on a thread of its own: reading and unpacking
@@ -263,7 +345,7 @@ fn repack_slack(files: usize) -> usize {
 fn repack(
     sled: &SledStore,
     pack: Option<&Pack>,
-    (files, served): (&[(PathBuf, String)], Vec<Served>),
+    (files, served): (&[(PathBuf, String)], &[Served]),
     dialect: Dialect,
     path: &Path,
 ) {
@@ -276,7 +358,7 @@ fn repack(
         let packed = || pack.and_then(|p| p.get(&key));
         match served {
             Served::None => {}
-            Served::Fresh(value) => builder.push(&key, &value),
+            Served::Fresh(value) | Served::Recent(value) => builder.push(&key, value),
             Served::Pack => packed().into_iter().for_each(|v| builder.push(&key, &v)),
             // sled's entry is the newer; the pack's still stands when the scan confirmed
             // it by content hash without rewriting it (a racy file).
@@ -290,6 +372,9 @@ fn repack(
     if let Err(e) = done {
         let text = format!("tag pack {} not written: {e}", path.display());
         tracing::debug!("{}", one_line(&text));
+    } else {
+        // The new pack holds the recent pack's entries.
+        let _ = std::fs::remove_file(recent_pack_path(path));
     }
     if let Some(dir) = path.parent() {
         prune_packs(dir, MAX_PACKS);
@@ -321,7 +406,8 @@ fn prune_packs(dir: &Path, keep: usize) {
     }
     packs.sort_by_key(|p| std::cmp::Reverse(p.0));
     for (_, path) in packs.into_iter().skip(keep) {
-        let _ = std::fs::remove_file(path);
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(recent_pack_path(&path));
     }
 }
 
@@ -440,8 +526,17 @@ impl TagStore for LazyStore<'_> {
         self.words.get(hash)
     }
 
+    /// Through sled if this scan opened it; else (the packs answered for it) straight to
+    /// the word files, without sled's lock: a writer racing another loses words at worst,
+    /// which costs reading their files again.
     fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> std::io::Result<()> {
-        self.store().keep_words(used, new, whole)
+        if self.opened.get().is_some() {
+            return self.store().keep_words(used, new, whole);
+        }
+        self.words.keep(used, new, whole).inspect_err(|e| {
+            let text = format!("code words not kept in {}: {e}", self.base.display());
+            tracing::debug!("{}", one_line(&text));
+        })
     }
 
     fn reset(&self) -> std::io::Result<()> {

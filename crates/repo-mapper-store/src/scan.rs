@@ -158,6 +158,9 @@ pub(crate) enum Served {
     Store,
     /// In the root's pack, which served it without the store.
     Pack,
+    /// In the root's recent pack ([`Layers::recent`]), which served it: its entry here,
+    /// for the next recent pack or the root's next pack.
+    Recent(Vec<u8>),
     /// Here, not in the store: the entry made or rewritten now (or another root's for
     /// the same content, given this file's stamp) while the root's first pack is built
     /// ([`Layers::hold_entries`]).
@@ -263,6 +266,23 @@ pub(crate) struct Layers<'a> {
     /// will be written anew from them (`Some(0)`: its first), and sled, which an emptying
     /// leaves its pages as garbage, stays small.
     pub(crate) hold_entries: Option<usize>,
+    /// The root's recent pack: the entries of files changed since its pack was written,
+    /// looked in after the pack.
+    pub(crate) recent: Option<&'a Pack>,
+    /// The packs answer for the store, which is never opened: a file they do not vouch
+    /// for is read (confirmed by hash against their entry, else parsed) and its entry
+    /// kept in hand; the words found are kept without the store's lock. The store's
+    /// entries (which only scans of some files write) are not looked at: each would be
+    /// checked by stamp and hash anyway, so leaving one unread costs a parse, no more.
+    pub(crate) without_store: bool,
+}
+
+/// Where a file's stored entry, to be confirmed by its content hash, came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StoredIn {
+    Store,
+    Pack,
+    Recent,
 }
 
 /// [`scan`], each file looked up in `layers.pack` first (`stat` vouching for the pack's
@@ -285,7 +305,7 @@ pub(crate) fn scan_layered(
             .enumerate()
             .map(|(i, (fname, rel))| {
                 let given = stamps.map(|s| s[i]);
-                check(store, layers.pack, (fname, rel, given), opts, started)
+                check(store, &layers, (fname, rel, given), opts, started)
             })
             .collect()
     };
@@ -303,7 +323,7 @@ pub(crate) fn scan_layered(
         .count();
     writer.hold = layers.hold_entries.is_some_and(|least| to_read >= least);
     let mut outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
-    let store_used = outcomes.iter().any(Outcome::uses_store);
+    let store_used = !layers.without_store && outcomes.iter().any(Outcome::uses_store);
     let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
     let mut out = ScanOutput {
         stats: ScanStats {
@@ -319,6 +339,8 @@ pub(crate) fn scan_layered(
     }
     if store_used {
         out.stats.pruned = finish_store(store, writer, words, files, opts);
+    } else if layers.without_store {
+        words.keep(store, opts.prune_under.is_some());
     }
     tracing::debug!(
         store = %store.describe(),
@@ -536,14 +558,14 @@ struct Unvouched {
     lang: Language,
     stat: Stat,
     names: Names,
-    stored: Option<Vec<u8>>,
+    stored: Option<(Vec<u8>, StoredIn)>,
 }
 
 /// First pass, one file: its outcome if `stat` and the store settle it, else what reading
 /// it needs.
 fn check(
     store: &dyn TagStore,
-    pack: Option<&Pack>,
+    layers: &Layers<'_>,
     (fname, rel, given): (&Path, &str, Option<FileStamp>),
     opts: &ScanOptions<'_>,
     started: SystemTime,
@@ -566,6 +588,7 @@ fn check(
         abs: Arc::from(fname),
     };
     let key = entry_key(opts.dialect, fname);
+    let pack = layers.pack;
     let named = pack.and_then(|p| p.get_named(&key));
     if let Some(mut hit) = named.and_then(|(e, side)| trusted_by_stat(e, &stat, &names, side))
         && add_kept_words(store, opts, &mut hit)
@@ -575,14 +598,19 @@ fn check(
         }
         return Checked::Done(hit);
     }
-    // The store holds what changed since the pack was written: its entry comes first.
-    // The pack's entry whole (it may keep it stripped of its strings' bytes).
-    let stored = store
-        .get(&key)
-        .or_else(|| pack.and_then(|p| p.get(&key)).map(Cow::into_owned));
-    if let Some(mut hit) = stored
-        .as_deref()
-        .and_then(|e| trusted_by_stat(e, &stat, &names, None))
+    let in_recent = layers.recent.and_then(|p| p.get(&key)).map(Cow::into_owned);
+    if let Some(entry) = &in_recent
+        && let Some(mut hit) = trusted_by_stat(entry, &stat, &names, None)
+        && add_kept_words(store, opts, &mut hit)
+    {
+        if let Outcome::Stored { served, .. } = &mut hit {
+            *served = Served::Recent(entry.clone());
+        }
+        return Checked::Done(hit);
+    }
+    let stored = changed_entry(store, layers, &key, in_recent);
+    if let Some((entry, StoredIn::Store)) = &stored
+        && let Some(mut hit) = trusted_by_stat(entry, &stat, &names, None)
         && add_kept_words(store, opts, &mut hit)
     {
         return Checked::Done(hit);
@@ -593,6 +621,27 @@ fn check(
         names,
         stored,
     })
+}
+
+/// The entry of a file neither pack vouches for by stat, and where it is: the store's
+/// (unless the packs answer for it), which a scan of some files wrote last, else the
+/// recent pack's (`in_recent`), else the pack's, whole (it may keep it stripped of its
+/// strings' bytes).
+fn changed_entry(
+    store: &dyn TagStore,
+    layers: &Layers<'_>,
+    key: &[u8],
+    in_recent: Option<Vec<u8>>,
+) -> Option<(Vec<u8>, StoredIn)> {
+    let in_store = (!layers.without_store).then(|| store.get(key)).flatten();
+    if let Some(entry) = in_store {
+        return Some((entry, StoredIn::Store));
+    }
+    if let Some(entry) = in_recent {
+        return Some((entry, StoredIn::Recent));
+    }
+    let in_pack = layers.pack.and_then(|p| p.get(key));
+    in_pack.map(|entry| (entry.into_owned(), StoredIn::Pack))
 }
 
 impl Unvouched {
@@ -609,16 +658,20 @@ impl Unvouched {
             Err(e) => return Outcome::Error(e.to_string()),
         };
         let key = self.stat.key_of(&bytes);
-        let confirmed = match self
-            .stored
-            .take()
-            .and_then(|e| confirmed_by_hash(e, &key, &self.names))
-        {
+        let stored = self.stored.take();
+        let source = stored.as_ref().map(|(entry, source)| match source {
+            StoredIn::Store => Served::Store,
+            StoredIn::Pack => Served::Pack,
+            StoredIn::Recent => Served::Recent(entry.clone()),
+        });
+        let confirmed = match stored.and_then(|(e, _)| confirmed_by_hash(e, &key, &self.names)) {
             Some((mut hit, rewrite)) => {
-                if let Some(entry) = rewrite
-                    && let Outcome::Stored { served, .. } = &mut hit
-                {
-                    *served = writer.place(&self.names.abs, entry);
+                if let Outcome::Stored { served, .. } = &mut hit {
+                    *served = match rewrite {
+                        Some(entry) => writer.place(&self.names.abs, entry),
+                        // Where it was: its entry stands.
+                        None => source.unwrap_or_default(),
+                    };
                 }
                 Some(hit)
             }
