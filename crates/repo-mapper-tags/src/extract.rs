@@ -210,14 +210,7 @@ impl FileRun<'_> {
         let grammar_drops = |capture: Capture, node: Node<'_>| {
             dialect == Dialect::Aider && aider_grammar_drops(lang, capture, node)
         };
-        let found = tag_groups(
-            compiled,
-            root,
-            self.bytes,
-            dialect,
-            &grammar_drops,
-            self.bounds,
-        );
+        let found = self.tag_groups(compiled, root, &grammar_drops);
         let (groups, incomplete) = (found.groups, found.incomplete);
         let mut tags = Vec::new();
         let mut saw_def = false;
@@ -251,6 +244,43 @@ impl FileRun<'_> {
             cut_short = cut_short.or(Some(CutShort::Depth));
         }
         Extraction { tags, cut_short }
+    }
+
+    /// The tag query's captures grouped by name: found by the language's tag walk where
+    /// it has one (`tag_walk`, bounded by the start-depth bound), else by the query.
+    fn tag_groups<'t>(
+        &self,
+        compiled: &'static Compiled,
+        root: Node<'t>,
+        drop: &dyn Fn(Capture, Node<'t>) -> bool,
+    ) -> FoundTags<'t> {
+        let (query, bounds) = (&compiled.tags, self.bounds);
+        let Some(walk) = &compiled.tag_walk else {
+            let (groups, incomplete) =
+                captures_by_name(query, root, self.bytes, self.dialect, drop, bounds);
+            let too_deep = false;
+            return FoundTags {
+                groups,
+                incomplete,
+                too_deep,
+            };
+        };
+        let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
+        let walked = walk.captures(root, max_depth, bounds.deadline);
+        let mut groups = Groups::new(query.captures.len());
+        for (index, node) in walked.found {
+            if let Some(role) = query.captures[index as usize] {
+                groups.add(index, role, node, drop);
+            }
+        }
+        if self.dialect == Dialect::Aider {
+            groups.repeat_last_nodes();
+        }
+        FoundTags {
+            groups: groups.groups,
+            incomplete: !walked.complete,
+            too_deep: walked.too_deep,
+        }
     }
 
     /// Pushes what Aider's python constant pattern captures; whether there was any.
@@ -592,43 +622,6 @@ struct FoundTags<'t> {
     too_deep: bool,
 }
 
-/// The tag query's captures grouped by name: found by the language's tag walk where it
-/// has one (`tag_walk`, bounded by `bounds.max_start_depth`), else by the query.
-fn tag_groups<'t>(
-    compiled: &'static Compiled,
-    root: Node<'t>,
-    source: &[u8],
-    dialect: Dialect,
-    drop: &dyn Fn(Capture, Node<'t>) -> bool,
-    bounds: QueryBounds,
-) -> FoundTags<'t> {
-    let query = &compiled.tags;
-    let Some(walk) = &compiled.tag_walk else {
-        let (groups, incomplete) = captures_by_name(query, root, source, dialect, drop, bounds);
-        return FoundTags {
-            groups,
-            incomplete,
-            too_deep: false,
-        };
-    };
-    let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
-    let walked = walk.captures(root, max_depth, bounds.deadline);
-    let mut groups = Groups::new(query.captures.len());
-    for (index, node) in walked.found {
-        if let Some(role) = query.captures[index as usize] {
-            groups.add(index, role, node, drop);
-        }
-    }
-    if dialect == Dialect::Aider {
-        groups.repeat_last_nodes();
-    }
-    FoundTags {
-        groups: groups.groups,
-        incomplete: !walked.complete,
-        too_deep: walked.too_deep,
-    }
-}
-
 /// The most captures of one match tree-sitter's query cursor can count as consumed: it
 /// keeps the count in 12 bits (`consumed_capture_count`, tree-sitter 0.25's `query.c`).
 const MAX_CONSUMED_CAPTURES: usize = (1 << 12) - 1;
@@ -851,7 +844,15 @@ mod tests {
         let no_drops = |_: Capture, _: Node<'_>| false;
         let (root, bytes) = (tree.root_node(), source.as_bytes());
         let (groups, incomplete) = if walk {
-            let found = tag_groups(compiled, root, bytes, Dialect::Default, &no_drops, bounds);
+            let file = FileRun {
+                lang: Language::Python,
+                dialect: Dialect::Default,
+                bytes,
+                rel_fname: Arc::from("a.py"),
+                fname: Arc::from(Path::new("a.py")),
+                bounds,
+            };
+            let found = file.tag_groups(compiled, root, &no_drops);
             (found.groups, found.incomplete)
         } else {
             let query = &compiled.tags;

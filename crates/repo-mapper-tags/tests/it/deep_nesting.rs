@@ -33,6 +33,15 @@ fn run(lang: Language, src: &str, dialect: Dialect) -> (Extraction, Duration) {
     (out, started.elapsed())
 }
 
+/// The extraction of `src` (file `name` under `/r`) with time enough for any machine: the
+/// tests that use it bound depth, not time.
+fn without_time_limit(lang: Language, name: &str, src: &str) -> Extraction {
+    let fname = Path::new("/r").join(name);
+    let limits = Limits::new(Duration::from_secs(600));
+    let (rel, abs) = (Arc::from(name), Arc::from(fname.as_path()));
+    extract_source_within(lang, src, rel, abs, Dialect::Default, &limits)
+}
+
 fn nested(open: impl Fn(usize) -> String, middle: &str, close: &str) -> String {
     let mut s = String::new();
     for i in 0..DEEP {
@@ -152,14 +161,7 @@ fn a_tree_too_deep_for_the_query_cursor_keeps_its_shallow_definitions() {
         .collect::<String>()
         + "x();"
         + &"}".repeat(levels);
-    let out = extract_source_within(
-        Language::JavaScript,
-        &src,
-        Arc::from("deep.js"),
-        Arc::from(Path::new("/r/deep.js")),
-        Dialect::Default,
-        &Limits::new(Duration::from_secs(600)),
-    );
+    let out = without_time_limit(Language::JavaScript, "deep.js", &src);
     assert_eq!(out.cut_short, Some(CutShort::Depth));
     let defs: Vec<&str> = out
         .tags
@@ -178,14 +180,7 @@ fn a_tree_too_deep_for_the_query_cursor_keeps_its_shallow_definitions() {
 fn a_python_tree_too_deep_for_the_query_cursor_keeps_its_shallow_tags() {
     let levels = 40_000;
     let src = "def g():\n    pass\n".to_owned() + &"f(".repeat(levels) + &")".repeat(levels);
-    let out = extract_source_within(
-        Language::Python,
-        &src,
-        Arc::from("deep.py"),
-        Arc::from(Path::new("/r/deep.py")),
-        Dialect::Default,
-        &Limits::new(Duration::from_secs(600)),
-    );
+    let out = without_time_limit(Language::Python, "deep.py", &src);
     assert_eq!(out.cut_short, Some(CutShort::Depth));
     let calls = out.tags.iter().filter(|t| t.kind == TagKind::Ref).count();
     // module (0) > expression_statement (1) > call (2) > argument_list (3) > call (4) …
