@@ -760,19 +760,26 @@ mod tests {
     /// Returns the languages that walked and the files compared.
     fn walk_agrees_with_query_under(dir: &Path) -> (HashSet<Language>, usize) {
         let (mut langs, mut files) = (HashSet::new(), 0);
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap().flatten() {
-                let path = entry.path();
-                if entry.file_type().unwrap().is_dir() {
-                    stack.push(path);
-                } else if compare_walk_and_query(&path) {
-                    langs.insert(Language::for_path(&path, Dialect::Default).unwrap());
-                    files += 1;
-                }
+        for path in files_under(dir) {
+            if compare_walk_and_query(&path) {
+                langs.insert(Language::for_path(&path, Dialect::Default).unwrap());
+                files += 1;
             }
         }
         (langs, files)
+    }
+
+    /// Every file under `dir`, at any depth.
+    fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+        let (mut files, mut stack) = (Vec::new(), vec![dir.to_path_buf()]);
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap().flatten() {
+                let is_dir = entry.file_type().unwrap().is_dir();
+                let list = if is_dir { &mut stack } else { &mut files };
+                list.push(entry.path());
+            }
+        }
+        files
     }
 
     /// Whether `path` has a walk to compare (and then, that it agrees).
@@ -869,19 +876,13 @@ mod tests {
     /// (asserted); how many were compared.
     fn tag_walk_agrees_with_query_under(dir: &Path) -> usize {
         let mut files = 0;
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap().flatten() {
-                let path = entry.path();
-                if entry.file_type().unwrap().is_dir() {
-                    stack.push(path);
-                } else if Language::for_path(&path, Dialect::Default) == Some(Language::Python)
-                    && let Ok(Some(source)) = read_source(&path)
-                {
-                    let walked = python_tags(&source, true);
-                    assert_eq!(walked, python_tags(&source, false), "{}", path.display());
-                    files += 1;
-                }
+        for path in files_under(dir) {
+            if Language::for_path(&path, Dialect::Default) == Some(Language::Python)
+                && let Ok(Some(source)) = read_source(&path)
+            {
+                let walked = python_tags(&source, true);
+                assert_eq!(walked, python_tags(&source, false), "{}", path.display());
+                files += 1;
             }
         }
         files
