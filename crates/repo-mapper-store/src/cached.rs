@@ -93,32 +93,57 @@ pub fn scan_cached(
         without_store,
     };
     let (out, served) = scan_layered(&store, layers, files, opts, progress);
-    let repacking = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
-    // sled is opened only for a repack that is due (a tuple would open it every time).
-    let mut repacked = false;
-    if repacking
-        && let Some(path) = &pack_path
-        && let Some(sled) = store.opened_sled()
-    {
-        repack(sled, pack.as_ref(), (files, &served), opts.dialect, path);
-        repacked = true;
-    }
-    if repacked {
-        // sled was emptied.
-        let _ = std::fs::remove_file(&marker);
-    } else if store.sled().is_some() {
-        // Opened, so written to, perhaps: whole scans look there until the next repack.
-        let _ = std::fs::write(&marker, b"");
-    }
-    // Otherwise what the packs did not vouch for is kept in the recent pack (a repack
-    // that could not have sled: the next whole scan repacks).
-    if !repacked
-        && without_store
-        && let Some(path) = &recent_path
-    {
-        keep_recent(path, recent.as_ref(), (files, &served), opts.dialect);
-    }
+    let due = writes_pack && needs_repacking(pack.as_ref(), &served, &out);
+    let packs = RootPacks {
+        pack: pack.as_ref(),
+        path: pack_path.as_deref(),
+        recent: recent.as_ref(),
+        recent_path: recent_path.as_deref().filter(|_| without_store),
+        marker: &marker,
+    };
+    keep_changes(&store, &packs, due, (files, &served), opts.dialect);
     (out, store.fallback())
+}
+
+/// A root's packs as a scan found them, and where they go.
+struct RootPacks<'p> {
+    pack: Option<&'p Pack>,
+    path: Option<&'p Path>,
+    /// The recent pack read.
+    recent: Option<&'p Pack>,
+    /// Where the recent pack is written: only after a scan the packs answered for.
+    recent_path: Option<&'p Path>,
+    /// The store's [`SLED_HOLDS_CHANGES`] file.
+    marker: &'p Path,
+}
+
+/// What a scan leaves for the next: a new pack when one is `due` (sled opened for it,
+/// then emptied, and the mark removed); else, after a scan the packs answered for, the
+/// recent pack; the mark set when the scan wrote entries to sled.
+fn keep_changes(
+    store: &LazyStore<'_>,
+    packs: &RootPacks<'_>,
+    due: bool,
+    scanned: (&[(PathBuf, String)], &[Served]),
+    dialect: Dialect,
+) {
+    // sled is opened only for a repack that is due (a tuple would open it every time).
+    let repack_with = |path, sled| repack(sled, packs.pack, scanned, dialect, path);
+    let repacked = due
+        && packs
+            .path
+            .zip(store.opened_sled())
+            .is_some_and(|(path, sled)| repack_with(path, sled));
+    if repacked {
+        let _ = std::fs::remove_file(packs.marker);
+    } else if store.wrote() {
+        // Whole scans look in sled until the next repack.
+        let _ = std::fs::write(packs.marker, b"");
+    }
+    // A repack that failed or could not have sled: the next whole scan repacks.
+    if !repacked && let Some(path) = packs.recent_path {
+        keep_recent(path, packs.recent, scanned, dialect);
+    }
 }
 
 /// The recent pack beside the pack at `pack`: the entries of the root's files changed
@@ -340,15 +365,15 @@ fn repack_slack(files: usize) -> usize {
 }
 
 /// Writes the pack of `files` (each entry where the scan left it: sled, the pack, or in
-/// hand from another root's pack), then empties sled. A failure leaves sled as it is:
-/// nothing is lost.
+/// hand from another root's pack), then empties sled; whether both were done. A failure
+/// leaves sled as it is: nothing is lost.
 fn repack(
     sled: &SledStore,
     pack: Option<&Pack>,
     (files, served): (&[(PathBuf, String)], &[Served]),
     dialect: Dialect,
     path: &Path,
-) {
+) -> bool {
     let mut builder = PackBuilder::default();
     for ((fname, _), served) in files.iter().zip(served) {
         if Language::for_path(fname, dialect).is_none() {
@@ -369,7 +394,7 @@ fn repack(
         }
     }
     let done = builder.write(path).and_then(|()| sled.clear());
-    if let Err(e) = done {
+    if let Err(e) = &done {
         let text = format!("tag pack {} not written: {e}", path.display());
         tracing::debug!("{}", one_line(&text));
     } else {
@@ -379,6 +404,7 @@ fn repack(
     if let Some(dir) = path.parent() {
         prune_packs(dir, MAX_PACKS);
     }
+    done.is_ok()
 }
 
 /// Packs kept in a store directory: the roots (checkouts) most recently used there.
@@ -419,6 +445,8 @@ struct LazyStore<'b> {
     quiet_when_locked: bool,
     words: Arc<WordSlot>,
     opened: OnceLock<Opened>,
+    /// Whether entries were written to sled.
+    wrote: std::sync::atomic::AtomicBool,
 }
 
 enum Opened {
@@ -434,7 +462,13 @@ impl<'b> LazyStore<'b> {
             quiet_when_locked: quiet,
             words,
             opened: OnceLock::new(),
+            wrote: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Whether this scan wrote entries to sled.
+    fn wrote(&self) -> bool {
+        self.wrote.load(std::sync::atomic::Ordering::Relaxed) && self.sled().is_some()
     }
 
     fn store(&self) -> &dyn TagStore {
@@ -495,6 +529,7 @@ impl TagStore for LazyStore<'_> {
     }
 
     fn put_batch(&self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> std::io::Result<()> {
+        self.wrote.store(true, std::sync::atomic::Ordering::Relaxed);
         self.store().put_batch(entries)
     }
 
@@ -526,12 +561,12 @@ impl TagStore for LazyStore<'_> {
         self.words.get(hash)
     }
 
-    /// Through sled if this scan opened it; else (the packs answered for it) straight to
-    /// the word files, without sled's lock: a writer racing another loses words at worst,
-    /// which costs reading their files again.
+    /// Through sled if this scan opened it; else (the packs answered for it, or another
+    /// process holds sled) straight to the word files, without sled's lock: a writer
+    /// racing another loses words at worst, which costs reading their files again.
     fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> std::io::Result<()> {
-        if self.opened.get().is_some() {
-            return self.store().keep_words(used, new, whole);
+        if let Some(Opened::Sled(sled)) = self.opened.get() {
+            return sled.keep_words(used, new, whole);
         }
         self.words.keep(used, new, whole).inspect_err(|e| {
             let text = format!("code words not kept in {}: {e}", self.base.display());

@@ -179,10 +179,10 @@ impl Outcome {
     }
 
     /// Whether finding it asked the store (or will write to it): all but what the root's
-    /// pack served.
+    /// packs served.
     fn uses_store(&self) -> bool {
         match self {
-            Outcome::Stored { served, .. } => !matches!(served, Served::Pack),
+            Outcome::Stored { served, .. } => !matches!(served, Served::Pack | Served::Recent(_)),
             Outcome::Parsed { .. } => true,
             _ => false,
         }

@@ -25,7 +25,8 @@
 //! run) adds their words to a second, small file beside the first (`{name}-recent`, the
 //! same layout) instead of rewriting the first: the Linux tree's word file is 46 MB, and
 //! rewriting it after every edit cost a fifth of a second. Lookups read the recent file
-//! first. Once the recent file would outgrow [`recent_limit`] of the first, the first is
+//! first. Once the recent file would outgrow [`recent_limit`] of the first, or a scan of
+//! every file finds the first holding more than twice its contents, the first is
 //! rewritten with both (the bound above applies) and the recent file removed. Words are
 //! keyed by content, so an entry in either file is never wrong, whichever a reader saw.
 
@@ -135,7 +136,12 @@ impl WordSlot {
             .filter(|m| m.is_file() && !self.main.found_damaged())
             .map_or(0, |m| m.len());
         let next_recent = self.recent.with(|recent| recent.successor(&[], new, false));
-        if main_len > 0 && (next_recent.len() as u64) <= recent_limit(main_len) {
+        // A scan of every file bounds the first file again once it holds more than twice
+        // the contents that scan has (see the module's bound).
+        let over_bound = whole
+            && entries_in(&self.main.path)
+                .is_some_and(|held| held > 2 * (used.len() + new.len()) as u64);
+        if main_len > 0 && !over_bound && (next_recent.len() as u64) <= recent_limit(main_len) {
             replace_file(&self.recent.path, &next_recent)?;
             self.recent.forget();
             return Ok(());
@@ -334,6 +340,19 @@ impl WordFile {
     }
 }
 
+/// How many entries the word file at `path` says it holds (its header only is read).
+fn entries_in(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut header = [0u8; MAGIC.len() + 12];
+    std::fs::File::open(path)
+        .ok()?
+        .read_exact(&mut header)
+        .ok()?;
+    let count_at = MAGIC.len() + 8;
+    let count: [u8; 4] = header[count_at..].try_into().ok()?;
+    Some(u64::from(u32::from_le_bytes(count)))
+}
+
 /// The [`terms_fingerprint`] a word file's `body` was made under; `None` if it is cut
 /// short.
 fn fingerprint_of(body: &[u8]) -> Option<u64> {
@@ -500,7 +519,9 @@ mod tests {
         slot.keep(&[], &all, true).unwrap();
         assert!(!recent.exists(), "the first scan writes the first file");
         let first = std::fs::read(&path).unwrap();
-        slot.keep(&[hash(1)], &[words(20)], true).unwrap();
+        // A whole scan that used every content's words and found one new.
+        let used: Vec<[u8; 32]> = (0..10).map(hash).collect();
+        slot.keep(&used, &[words(20)], true).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), first, "left as it was");
         assert!(recent.exists());
         let again = WordSlot::new(path.clone());
@@ -538,6 +559,23 @@ mod tests {
         for kept in &big[..rounds] {
             assert_eq!(last.get(&kept.hash), Some(kept.terms()));
         }
+    }
+
+    /// A scan of every file that finds the first file holding more than twice its
+    /// contents rewrites it, bounded, however small the recent file is.
+    #[test]
+    fn a_whole_scan_bounds_the_first_file_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("words");
+        let slot = WordSlot::new(path.clone());
+        let all: Vec<NewWords> = (0..10).map(words).collect();
+        slot.keep(&[], &all, true).unwrap();
+        // Two contents left; one of them edited.
+        slot.keep(&[hash(1)], &[words(20)], true).unwrap();
+        assert!(!dir.path().join("words-recent").exists());
+        let file = WordFile::read(&path).unwrap();
+        assert_eq!(file.len(), 4, "two used, and at most as many unused");
+        assert_eq!(file.get(&hash(20)), Some(words(20).terms()));
     }
 
     /// A damaged recent file counts as empty and the next keep replaces it.

@@ -134,8 +134,15 @@ impl KnownCounts {
     }
 
     /// Writes the file if this session added anything, merged with what it holds now.
-    /// A failure is logged at debug level: it costs counts later, nothing else.
+    /// A failure is logged at debug level: it costs counts later, nothing else. What is
+    /// held in memory is bounded as the file is (a long-lived session saves after each
+    /// map).
     pub(crate) fn save(&mut self) {
+        self.write_file();
+        self.trim();
+    }
+
+    fn write_file(&mut self) {
         let Some(file) = self.file.clone() else {
             return;
         };
@@ -149,6 +156,19 @@ impl KnownCounts {
         match write_file(&file, &self.encode()) {
             Ok(()) => self.added = false,
             Err(e) => tracing::debug!(file = %file.display(), "token counts not kept: {e}"),
+        }
+    }
+
+    /// Keeps what the file would: the most recently used counts and requests, once
+    /// there are twice as many (so that trimming costs little per map).
+    fn trim(&mut self) {
+        if self.counts.len() > 2 * MAX_COUNTS {
+            let mut used: Vec<u64> = self.counts.values().map(|(_, used)| *used).collect();
+            let (_, &mut oldest_kept, _) = used.select_nth_unstable(self.counts.len() - MAX_COUNTS);
+            self.counts.retain(|_, (_, used)| *used >= oldest_kept);
+        }
+        if self.requests.len() > 2 * MAX_REQUESTS {
+            self.requests.drain(..self.requests.len() - MAX_REQUESTS);
         }
     }
 
@@ -379,6 +399,23 @@ mod tests {
         c.count("alpha beta");
         c.count("gamma delta");
         assert_eq!(c.fresh(), 0);
+    }
+
+    #[test]
+    fn a_long_session_holds_no_more_than_the_file_would() {
+        let mut known = KnownCounts::open(None, Tokenizer::Cl100kBase);
+        for i in 0..2 * MAX_COUNTS + 1 {
+            known.count(&format!("text {i}"));
+        }
+        for i in 0..2 * MAX_REQUESTS + 1 {
+            known.counted_request(hash128(&i.to_le_bytes()));
+        }
+        known.save();
+        assert_eq!(known.counts.len(), MAX_COUNTS);
+        assert_eq!(known.requests.len(), MAX_REQUESTS);
+        let last = format!("text {}", 2 * MAX_COUNTS);
+        assert!(known.counts.contains_key(&hash128(last.as_bytes())));
+        assert!(!known.counts.contains_key(&hash128(b"text 0")));
     }
 
     #[test]
