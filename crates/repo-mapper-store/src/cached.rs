@@ -561,12 +561,16 @@ impl TagStore for LazyStore<'_> {
         self.words.get(hash)
     }
 
-    /// Through sled if this scan opened it; else (the packs answered for it, or another
-    /// process holds sled) straight to the word files, without sled's lock: a writer
-    /// racing another loses words at worst, which costs reading their files again.
+    /// Through sled if this scan opened it, in memory if the cache cannot be used; else
+    /// (the packs answered for it, or another process holds sled) straight to the word
+    /// files, without sled's lock: a writer racing another loses words at worst, which
+    /// costs reading their files again.
     fn keep_words(&self, used: &[[u8; 32]], new: &[NewWords], whole: bool) -> std::io::Result<()> {
-        if let Some(Opened::Sled(sled)) = self.opened.get() {
-            return sled.keep_words(used, new, whole);
+        match self.opened.get() {
+            Some(Opened::Sled(sled)) => return sled.keep_words(used, new, whole),
+            // A cache that cannot be used (not another holder): memory only.
+            Some(Opened::Memory(memory, Some(_))) => return memory.keep_words(used, new, whole),
+            None | Some(Opened::Memory(_, None)) => {}
         }
         self.words.keep(used, new, whole).inspect_err(|e| {
             let text = format!("code words not kept in {}: {e}", self.base.display());
