@@ -171,23 +171,20 @@ fn keep_recent(
     (files, served): (&[(PathBuf, String)], &[Served]),
     dialect: Dialect,
 ) {
-    let mut builder = PackBuilder::default();
-    let (mut held, mut from_recent) = (0, 0);
-    for ((fname, _), served) in files.iter().zip(served) {
-        let entry = match served {
-            Served::Fresh(entry) => entry,
-            Served::Recent(entry) => {
-                from_recent += 1;
-                entry
-            }
-            Served::None | Served::Store | Served::Pack => continue,
-        };
-        builder.push(&entry_key(dialect, fname), entry);
-        held += 1;
+    let count = |f: fn(&Served) -> bool| served.iter().filter(|s| f(s)).count();
+    let fresh = count(|s| matches!(s, Served::Fresh(_)));
+    let from_recent = count(|s| matches!(s, Served::Recent(_)));
+    if fresh == 0 && recent.map_or(0, Pack::len) == from_recent {
+        // It holds exactly what the pack did not vouch for (or there is none and nothing).
+        return;
     }
-    let unchanged = held == from_recent && recent.map_or(0, Pack::len) == held;
-    let done = match held {
-        _ if unchanged => Ok(()),
+    let mut builder = PackBuilder::default();
+    for ((fname, _), served) in files.iter().zip(served) {
+        if let Served::Fresh(entry) | Served::Recent(entry) = served {
+            builder.push(&entry_key(dialect, fname), entry);
+        }
+    }
+    let done = match fresh + from_recent {
         0 => std::fs::remove_file(path),
         _ => builder.write(path),
     };

@@ -321,17 +321,16 @@ pub(crate) fn decode_counted(
     side: Option<Side<'_>>,
 ) -> Option<CountedTags> {
     let mut defs = Vec::new();
-    // The definitions' names, as indices into the entry's strings (for `side`: their
-    // numbers; the references' are in `refs`).
-    let mut def_names: Vec<u32> = Vec::new();
+    // With `side`, the definitions' names' numbers (the references' are in `refs`).
+    let mut def_ids: Vec<u32> = Vec::new();
     // Per string: its reference count; and the strings referenced, in first-seen order.
     let mut counts: Vec<u32> = Vec::new();
     let mut order: Vec<u32> = Vec::new();
     let (strings, end) = walk_tags(entry, side, |t, strings| {
         if t.kind == TagKind::Def {
             defs.push(t.to_tag(strings, rel_fname, fname));
-            if side.is_some() {
-                def_names.push(t.name as u32);
+            if let Some(s) = &side {
+                def_ids.push(s.ids[t.name]);
             }
             return;
         }
@@ -362,7 +361,7 @@ pub(crate) fn decode_counted(
     };
     let names = side.map(|s| NameIds {
         table: Arc::clone(s.table),
-        ids: def_names.iter().map(|&i| s.ids[i as usize]).collect(),
+        ids: def_ids.into_boxed_slice(),
     });
     (end == entry.len()).then(|| CountedTags {
         defs,

@@ -142,7 +142,7 @@ impl Pack {
         let (packed, packed_names) = split_chunks(rest, &lens, names_len.1, named)?;
         let (chunks, names) = rayon::join(
             || unpack_chunks(&packed, &lens),
-            || packed_names.map(|p| unpack(p, names_len.0).and_then(|r| decode_names(&r))),
+            || packed_names.map(|p| unpack(p, names_len.0).and_then(decode_names)),
         );
         let (chunks, names) = (chunks?, names.map_or(Some(None), |n| n.map(Some))?);
         let name_count = names.as_ref().map_or(0, NameTable::len);

@@ -164,7 +164,8 @@ pub(crate) fn decode_ids(mut raw: &[u8], names: usize) -> Option<ChunkIds> {
 }
 
 /// The names section read back; `None` if it is malformed.
-pub(crate) fn decode_names(mut raw: &[u8]) -> Option<NameTable> {
+pub(crate) fn decode_names(mut bytes: Vec<u8>) -> Option<NameTable> {
+    let mut raw = &bytes[..];
     let count = usize::try_from(leb128::take(&mut raw)?).ok()?;
     if count > raw.len() {
         return None;
@@ -178,7 +179,9 @@ pub(crate) fn decode_names(mut raw: &[u8]) -> Option<NameTable> {
     if end != raw.len() as u64 {
         return None;
     }
-    NameTable::from_parts(raw.to_vec(), ends)
+    // The names' text stays where it was unpacked: only the header goes.
+    bytes.drain(..bytes.len() - raw.len());
+    NameTable::from_parts(bytes, ends)
 }
 
 /// Name `id` of the names `text` holds, each ending at its `ends`.

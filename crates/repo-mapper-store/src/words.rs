@@ -45,6 +45,9 @@ use crate::store::one_line;
 const MAGIC: &[u8; 8] = b"RMWORDS\x01";
 const CHECKSUM_LEN: usize = 32;
 
+/// Where a word file's entry count is: after the magic and the terms fingerprint.
+const COUNT_AT: usize = MAGIC.len() + 8;
+
 /// Rewrites after which an entry no scan used is dropped.
 pub(crate) const MAX_AGE: u8 = 8;
 
@@ -135,16 +138,18 @@ impl WordSlot {
             .ok()
             .filter(|m| m.is_file() && !self.main.found_damaged())
             .map_or(0, |m| m.len());
-        let next_recent = self.recent.with(|recent| recent.successor(&[], new, false));
         // A scan of every file bounds the first file again once it holds more than twice
         // the contents that scan has (see the module's bound).
         let over_bound = whole
             && entries_in(&self.main.path)
                 .is_some_and(|held| held > 2 * (used.len() + new.len()) as u64);
-        if main_len > 0 && !over_bound && (next_recent.len() as u64) <= recent_limit(main_len) {
-            replace_file(&self.recent.path, &next_recent)?;
-            self.recent.forget();
-            return Ok(());
+        if main_len > 0 && !over_bound {
+            let next_recent = self.recent.with(|recent| recent.successor(&[], new, false));
+            if next_recent.len() as u64 <= recent_limit(main_len) {
+                replace_file(&self.recent.path, &next_recent)?;
+                self.recent.forget();
+                return Ok(());
+            }
         }
         let recent = self.recent.with(WordFile::as_new_words);
         let all: Vec<NewWords> = recent.into_iter().chain(new.iter().cloned()).collect();
@@ -343,13 +348,12 @@ impl WordFile {
 /// How many entries the word file at `path` says it holds (its header only is read).
 fn entries_in(path: &Path) -> Option<u64> {
     use std::io::Read;
-    let mut header = [0u8; MAGIC.len() + 12];
+    let mut header = [0u8; COUNT_AT + 4];
     std::fs::File::open(path)
         .ok()?
         .read_exact(&mut header)
         .ok()?;
-    let count_at = MAGIC.len() + 8;
-    let count: [u8; 4] = header[count_at..].try_into().ok()?;
+    let count: [u8; 4] = header[COUNT_AT..].try_into().ok()?;
     Some(u64::from(u32::from_le_bytes(count)))
 }
 
@@ -362,14 +366,13 @@ fn fingerprint_of(body: &[u8]) -> Option<u64> {
 
 /// The index of a word file's entries (`body` without the checksum); `None` if damaged.
 fn parse_entries(body: &[u8]) -> Option<HashMap<Key, Slot>> {
-    let count_at = MAGIC.len() + 8;
-    let n = u32::from_le_bytes(body.get(count_at..count_at + 4)?.try_into().ok()?) as usize;
+    let n = u32::from_le_bytes(body.get(COUNT_AT..COUNT_AT + 4)?.try_into().ok()?) as usize;
     // Every entry takes at least 18 bytes: never trust a count the data cannot hold.
     if n > body.len() / 18 {
         return None;
     }
     let mut index = HashMap::with_capacity(n);
-    let mut rest = &body[count_at + 4..];
+    let mut rest = &body[COUNT_AT + 4..];
     for _ in 0..n {
         let key: Key = rest.get(..16)?.try_into().ok()?;
         let age = *rest.get(16)?;
