@@ -100,6 +100,13 @@ struct CachedContext {
     context: Option<TreeContext>,
 }
 
+impl CachedContext {
+    /// Whether it may serve the map of `generation` a file now stamped `stamp`.
+    fn serves(&self, stamp: Option<FileStamp>, generation: u64) -> bool {
+        self.stamp == stamp && (self.settled || self.read_in == generation)
+    }
+}
+
 /// Renders ranked definitions as repo-map text: Aider 0.86.2's `to_tree` and
 /// `render_tree`, with both of its caches (behaviour.md §9).
 ///
@@ -371,7 +378,7 @@ impl Renderer {
         let generation = self.generation;
         self.contexts
             .get_mut(rel_fname)
-            .filter(|c| c.stamp == stamp && (c.settled || c.read_in == generation))
+            .filter(|c| c.serves(stamp, generation))
     }
 
     /// Caches `context`, read at `read_at` from the file stamped `stamp`, as used by the
@@ -397,10 +404,18 @@ impl Renderer {
     /// are not cached: a map's first render parses its files side by side instead of one
     /// after another ([`Renderer::render_tree`] then finds them cached).
     fn prepare_contexts(&mut self, files: &[(&Path, &str)]) {
+        let (generation, contexts) = (self.generation, &self.contexts);
+        // A context this map already used was checked against its file then (and
+        // `render_tree` checks it again): only the others are worth a `stat` here.
+        let used_now = |rel: &str| contexts.get(rel).is_some_and(|c| c.used == generation);
         let missing: Vec<(&Path, &str, Option<FileStamp>)> = files
             .iter()
+            .filter(|&&(_, rel)| !used_now(rel))
             .map(|&(abs, rel)| (abs, rel, stamp_of(abs)))
-            .filter(|&(_, rel, stamp)| self.fresh_context(rel, stamp).is_none())
+            .filter(|&(_, rel, stamp)| {
+                let cached = contexts.get(rel);
+                !cached.is_some_and(|c| c.serves(stamp, generation))
+            })
             .collect();
         if missing.len() < 2 {
             return;
