@@ -153,10 +153,23 @@ fn write_blob(path: &Path, payload: &[u8]) -> io::Result<()> {
     file.write_all(&blake3::hash(payload).as_bytes()[..CHECKSUM])
 }
 
+/// Replaces the file at `path` with `bytes`, whole (a temporary file beside it, renamed
+/// over it), its directory made first if need be: the one way the cache replaces a file it rewrites (packs, word
+/// files, the facade's kept token counts).
+pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    replace_with(path, |temp| fs::write(temp, bytes))
+}
+
 /// Replaces the file at `path` with what `write` writes to a temporary file beside it
 /// (named `.tmp-{pid}-{n}`), renamed over it: a reader sees the old file or the new one,
 /// whole. The temporary file is removed if either step fails.
-pub fn replace_with(path: &Path, write: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
+pub(crate) fn replace_with(
+    path: &Path,
+    write: impl FnOnce(&Path) -> io::Result<()>,
+) -> io::Result<()> {
     let temp = path.parent().unwrap_or(Path::new(".")).join(temp_name());
     let written = write(&temp).and_then(|()| fs::rename(&temp, path));
     if written.is_err() {

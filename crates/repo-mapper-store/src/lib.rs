@@ -10,7 +10,7 @@ mod scan;
 mod store;
 mod words;
 
-pub use blobs::{BlobDir, replace_with};
+pub use blobs::{BlobDir, replace_file};
 pub use cached::{PackAhead, scan_cached, stored_keys};
 pub use scan::{Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{

@@ -29,9 +29,9 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use repo_mapper_tags::{Dialect, Language, NameTable, leb128};
 
+use crate::blobs::replace_file;
 use crate::codec::{self, FORMAT, Side};
 use crate::pack_names::{ChunkIds, NamesBuilder, decode_ids, decode_names};
-use crate::words::replace_file;
 
 const MAGIC: &[u8; 7] = b"RMPACK\x03";
 /// The first layout: no name table.
@@ -525,9 +525,6 @@ impl PackBuilder {
 
     /// Writes the pack to `path`, replacing any there whole (a temporary file, renamed).
     pub(crate) fn write(self, path: &Path) -> io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         replace_file(path, &self.finish()?)
     }
 }

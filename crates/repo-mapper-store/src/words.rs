@@ -38,7 +38,7 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use repo_mapper_tags::{Terms, leb128, terms_fingerprint};
 
-use crate::blobs::replace_with;
+use crate::blobs::replace_file;
 use crate::codec;
 use crate::store::one_line;
 
@@ -409,11 +409,6 @@ fn encode_file(entries: &[(Key, u8, &[u8])]) -> Vec<u8> {
     let checksum = blake3::hash(&out);
     out.extend_from_slice(checksum.as_bytes());
     out
-}
-
-/// Replaces the file at `path` with `bytes`, whole ([`replace_with`]).
-pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    replace_with(path, |temp| std::fs::write(temp, bytes))
 }
 
 #[cfg(test)]

@@ -153,7 +153,7 @@ impl KnownCounts {
             self.merge(on_disk);
         }
         tracing::debug!(counted = self.fresh, "token counts kept");
-        match write_file(&file, &self.encode()) {
+        match repo_mapper_store::replace_file(&file, &self.encode()) {
             Ok(()) => self.added = false,
             Err(e) => tracing::debug!(file = %file.display(), "token counts not kept: {e}"),
         }
@@ -174,11 +174,15 @@ impl KnownCounts {
 
     /// Takes in what another writer kept: its entries count as used before any of ours.
     fn merge(&mut self, read: Read) {
+        // Ours move up past the file's, which take the uses below them in file order.
         let read_counts = read.counts.len() as u64;
+        for (_, used) in self.counts.values_mut() {
+            *used += read_counts;
+        }
+        self.clock += read_counts;
         for (used, (hash, count)) in (0..).zip(read.counts) {
             self.counts.entry(hash).or_insert((count, used));
         }
-        self.clock = self.clock.max(read_counts);
         let ours = std::mem::take(&mut self.requests);
         self.requests = read.requests;
         self.requests.retain(|r| !ours.contains(r));
@@ -216,11 +220,13 @@ struct Read {
 
 /// The file at `path`, if there is one this module wrote, undamaged.
 fn read_file(path: &Path) -> Option<Read> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
     let file = std::fs::File::open(path).ok()?;
-    if file.metadata().ok()?.len() > MAX_FILE_BYTES {
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
     let decoded = decode(&bytes);
     if decoded.is_none() {
         tracing::debug!(file = %path.display(), "token counts unreadable: replaced");
@@ -260,14 +266,6 @@ fn decode(bytes: &[u8]) -> Option<Read> {
     Some(Read { counts, requests })
 }
 
-/// Writes `bytes` to `path` by rename from a temporary file beside it.
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    repo_mapper_store::replace_with(path, |temp| std::fs::write(temp, bytes))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,16 +278,10 @@ mod tests {
     fn fixture_texts() -> Vec<String> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/languages");
         let mut texts = Vec::new();
-        let mut stack = vec![dir];
-        while let Some(d) = stack.pop() {
-            for entry in std::fs::read_dir(&d).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if let Ok(text) = std::fs::read_to_string(&path) {
-                    let half: String = text.chars().take(text.chars().count() / 2).collect();
-                    texts.extend([text, half]);
-                }
+        for path in crate::list_files(&dir, None) {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let half: String = text.chars().take(text.chars().count() / 2).collect();
+                texts.extend([text, half]);
             }
         }
         texts
@@ -382,6 +374,23 @@ mod tests {
             "the oldest left out"
         );
         assert_eq!(read.requests[0], hash128(&5usize.to_le_bytes()));
+    }
+
+    /// A session's own counts outrank what another wrote meanwhile, even a full file.
+    #[test]
+    fn a_session_saving_over_a_full_file_keeps_its_own_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut late = open(dir.path());
+        late.count("counted by the late session");
+        let mut full = open(dir.path());
+        for i in 0..MAX_COUNTS {
+            full.count(&format!("text {i}"));
+        }
+        full.save();
+        late.save();
+        let read = read_file(&dir.path().join("counts-cl100k_base")).unwrap();
+        let ours = hash128(b"counted by the late session");
+        assert_eq!(read.counts.last().map(|c| c.0), Some(ours));
     }
 
     #[test]

@@ -229,14 +229,17 @@ impl RepoMap {
         }
         let started = Instant::now();
         let (admitted, checked) = self.admit(request);
-        let digest = admitted.stamps_digest();
-        // Only `auto` reuses a map for files in the same state.
+        // Only `auto` reuses a map for files in the same state; a warm session built the
+        // tokenizer's tables from the start and keeps no requests.
         let auto = self.config.refresh == Refresh::Auto;
-        let state = auto
-            .then(|| admitted.state(digest, SystemTime::now()))
-            .flatten();
-        let counted = self.count_key(&key, request, &digest);
-        if !self.counts.knows_request(&counted) {
+        let keeps_requests = !self.config.warm_session;
+        let digest = (auto || keeps_requests).then(|| admitted.stamps_digest());
+        let now = SystemTime::now();
+        let state = digest.filter(|_| auto).and_then(|d| admitted.state(d, now));
+        let counted = digest
+            .filter(|_| keeps_requests)
+            .map(|d| self.count_key(&key, request, &d));
+        if counted.is_some_and(|c| !self.counts.knows_request(&c)) {
             self.config.tokenizer.warm_up();
         }
         if !request.force_refresh
@@ -247,7 +250,9 @@ impl RepoMap {
         let admitted = (admitted, checked);
         let history = (history.as_deref(), history_took);
         let computed = self.compute(request, budget, admitted, history, started);
-        self.counts.counted_request(counted);
+        if let Some(counted) = counted {
+            self.counts.counted_request(counted);
+        }
         self.counts.save();
         self.remember(key, state, &computed);
         computed
