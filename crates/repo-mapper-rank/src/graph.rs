@@ -256,18 +256,17 @@ impl FileGraph {
     /// nodes; blocks in parallel, joined in node order).
     fn build_exact(&mut self, index: &TagIndex<'_>) {
         let n = self.nodes.len();
+        // Each worker's scratch (a grouper holds a slot per node) serves all its blocks.
+        let scratch = || (NeighbourGrouper::new(n), Vec::new(), Vec::new());
         let blocks: Vec<(RowsBuilder, Vec<f64>)> = node_blocks(n)
             .into_par_iter()
-            .map(|nodes| {
+            .map_init(scratch, |(grouper, edges, row), nodes| {
                 let mut builder = RowsBuilder::new(n);
-                let mut grouper = NeighbourGrouper::new(n);
-                let mut edges: Vec<(u32, f64)> = Vec::new();
-                let mut row: Vec<(u32, f64)> = Vec::new();
                 let mut out_weight = Vec::with_capacity(nodes.len());
                 for u in nodes {
-                    self.grouped_row(index, u as u32, &mut grouper, &mut edges, &mut row);
-                    out_weight.push(row_total(&row));
-                    builder.push_row(&row);
+                    self.grouped_row(index, u as u32, grouper, edges, row);
+                    out_weight.push(row_total(row));
+                    builder.push_row(row);
                 }
                 (builder, out_weight)
             })

@@ -304,11 +304,9 @@ fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
         file_defs.extend_from_slice(&e.defs);
     }
     file_def_start.push(file_defs.len() as u32);
-    let defined: usize = entries.iter().map(|e| e.defined.len()).sum();
-    let referenced: usize = entries.iter().map(|e| e.refs.len()).sum();
     let core = IndexCore {
-        definers: Csr::group(n, definers, defined),
-        referencers: Csr::group(n, referencers, referenced),
+        definers: Csr::group(n, definers),
+        referencers: Csr::group(n, referencers),
         name_at: interned.name_at,
         lookup: interned.lookup,
         def_order,
