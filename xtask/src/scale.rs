@@ -59,6 +59,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         options.runs
     );
     let map = |format: &str| run_map(&binary, &root, &cache, options.budget, format);
+    let floor = parse_floor(&files_under(&root)?, 1)?;
     let cold = map("json")?;
     let store_bytes = dir_size(&cache);
     // Wall time and memory of warm runs as users see them (text); the per-step times from
@@ -71,10 +72,14 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let median = &warm[warm.len() / 2];
     let steps = map("json")?;
     let edited = match edit_target(&options.repo) {
-        Some(rel) => Some(with_file_edited(&root.join(rel), || map("text"))?),
+        Some(rel) => Some(after_edits(&root.join(rel), options.runs, &out_dir, map)?),
         None => None,
     };
-    print_table(&cold, median, &steps, edited.as_ref(), store_bytes);
+    print_table(&cold, median, &steps, store_bytes);
+    print_cold_floor(&cold, &floor);
+    if let Some(edited) = &edited {
+        print_after_edit(edited, median);
+    }
     let checkout = match options.worktree {
         true => Some(second_checkout(&root, &out_dir, &options, median, |r| {
             run_map(&binary, r, &cache, options.budget, "text")
@@ -94,9 +99,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         "budget": options.budget,
         "machine": machine(),
         "cold": run_json(&cold),
+        "parse_floor": { "parse_s": floor.parse, "parse_and_extract_s": floor.extract },
         "warm": warm.iter().map(run_json).collect::<Vec<_>>(),
         "warm_steps": run_json(&steps),
-        "warm_after_edit": edited.as_ref().map(run_json),
+        "warm_after_edit": edited.as_ref().map(|e| run_json(&e.median)),
+        "edited_file_extract_s": edited.as_ref().map(|e| e.extract),
         "second_checkout": checkout.as_ref().map(|(first, second)| {
             serde_json::json!({ "first": run_json(first), "second": run_json(second) })
         }),
@@ -373,22 +380,156 @@ fn edit_target(repo: &str) -> Option<&'static str> {
     }
 }
 
-/// Runs `run` with a comment line appended to `path`, then puts the file back as it was.
-fn with_file_edited(path: &Path, run: impl FnOnce() -> Result<Run>) -> Result<Run> {
-    let original = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut edited = original.clone();
-    let comment: &[u8] = match path.extension().and_then(|e| e.to_str()) {
-        Some("py") => b"\n# edited by cargo xtask bench scale\n",
-        _ => b"\n/* edited by cargo xtask bench scale */\n",
-    };
-    edited.extend_from_slice(comment);
-    fs::write(path, &edited)?;
-    let result = run();
-    fs::write(path, &original)?;
-    result
+/// Warm runs after an edit of one file: the median run, and the floor under it.
+struct AfterEdit {
+    median: Run,
+    /// The median time, in seconds, of extracting the edited file's tags alone (its
+    /// parse and tag query, `parse_floor`): what a run after the edit must add to a warm
+    /// run.
+    extract: f64,
 }
 
-fn print_table(cold: &Run, warm: &Run, steps: &Run, edited: Option<&Run>, store_bytes: u64) {
+/// `runs` warm runs, each after appending a comment line to `path` that no earlier run
+/// saw (so that no cache keyed by content answers for it), each followed by a run with the
+/// file put back; and the time of extracting the edited file's tags alone.
+fn after_edits(
+    path: &Path,
+    runs: usize,
+    out_dir: &Path,
+    map: impl Fn(&str) -> Result<Run>,
+) -> Result<AfterEdit> {
+    let original = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let edited = |i: usize| {
+        let comment = match path.extension().and_then(|e| e.to_str()) {
+            Some("py") => format!(
+                "\n# edited by cargo xtask bench scale: {i} {}\n",
+                std::process::id()
+            ),
+            _ => format!(
+                "\n/* edited by cargo xtask bench scale: {i} {} */\n",
+                std::process::id()
+            ),
+        };
+        [original.as_slice(), comment.as_bytes()].concat()
+    };
+    let mut timed = Vec::with_capacity(runs);
+    let mut result = Ok(());
+    for i in 0..runs {
+        fs::write(path, edited(i))?;
+        let run = map("text");
+        fs::write(path, &original)?;
+        match run.and_then(|r| map("text").map(|_| r)) {
+            Ok(run) => timed.push(run),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    result?;
+    timed.sort_by_key(|r| r.wall);
+    let median = timed.swap_remove(timed.len() / 2);
+    // The edited text, under the file's own name (its language), timed alone.
+    let copy = out_dir
+        .join("edited")
+        .join(path.file_name().context("a file name")?);
+    fs::create_dir_all(copy.parent().context("a parent")?)?;
+    fs::write(&copy, edited(runs))?;
+    let extract = parse_floor(&[copy], runs.max(3))?.extract;
+    Ok(AfterEdit { median, extract })
+}
+
+/// What `parse_floor` measured: seconds to parse the files, and to extract their tags.
+struct Floor {
+    parse: f64,
+    extract: f64,
+}
+
+/// Runs the `parse_floor` example (built `--release`) on `files`, each pass `repeat`
+/// times (the median).
+fn parse_floor(files: &[PathBuf], repeat: usize) -> Result<Floor> {
+    let root = workspace_root();
+    run_cmd(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .current_dir(&root)
+            .args(["build", "--release", "--quiet", "-p", "repo-mapper-tags"])
+            .args(["--example", "parse_floor"]),
+    )?;
+    let mut child = Command::new(root.join("target/release/examples/parse_floor"))
+        .args([(1u64 << 20).to_string(), repeat.to_string()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("running parse_floor")?;
+    let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+    let mut stdin = child.stdin.take().context("parse_floor's stdin")?;
+    std::io::Write::write_all(&mut stdin, list.as_bytes())?;
+    drop(stdin);
+    let out = child.wait_with_output()?;
+    ensure!(out.status.success(), "parse_floor failed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let seconds = |label: &str| -> Result<f64> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(label))
+            .with_context(|| format!("parse_floor printed no `{label}`: {text}"))?;
+        let value = line[label.len()..].split_whitespace().next().unwrap_or("");
+        value.parse().with_context(|| format!("`{line}`"))
+    };
+    Ok(Floor {
+        parse: seconds("parse only:")?,
+        extract: seconds("parse + extract:")?,
+    })
+}
+
+/// Every file under `root`, as `find ROOT -type f` lists them, but for the caches
+/// (`.repo-mapper`) and `.git`.
+fn files_under(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            if kind.is_dir()
+                && ![".git", ".repo-mapper"].contains(&&*entry.file_name().to_string_lossy())
+            {
+                dirs.push(entry.path());
+            } else if kind.is_file() {
+                files.push(entry.path());
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The cold run against what parsing alone costs (`parse_floor`, in this run).
+fn print_cold_floor(cold: &Run, floor: &Floor) {
+    let wall = cold.wall.as_secs_f64();
+    println!(
+        "cold against its floor: parse only {:.3} s ({:.2} x), parse and extract {:.3} s ({:.2} x)",
+        floor.parse,
+        wall / floor.parse,
+        floor.extract,
+        wall / floor.extract
+    );
+}
+
+/// The runs after an edit against the warm median, and against their floor: the warm
+/// median plus extracting the edited file's tags.
+fn print_after_edit(edited: &AfterEdit, warm: &Run) {
+    let (wall, warm) = (edited.median.wall.as_secs_f64(), warm.wall.as_secs_f64());
+    let floor = warm + edited.extract;
+    println!(
+        "warm after editing one file (median): {wall:.3} s ({:.2} x warm); floor, warm + \
+         extracting that file's tags ({:.1} ms): {floor:.3} s ({:.2} x floor)",
+        wall / warm,
+        edited.extract * 1e3,
+        wall / floor
+    );
+}
+
+fn print_table(cold: &Run, warm: &Run, steps: &Run, store_bytes: u64) {
     println!("{:<22} {:>12} {:>12}", "", "cold", "warm (median)");
     let row = |what: &str, c: f64, w: f64| println!("{what:<22} {c:>12.3} {w:>12.3}");
     row("wall (s)", cold.wall.as_secs_f64(), warm.wall.as_secs_f64());
@@ -419,13 +560,6 @@ fn print_table(cold: &Run, warm: &Run, steps: &Run, edited: Option<&Run>, store_
         scan(cold, "too_large"),
         scan(steps, "too_large"),
     );
-    if let Some(e) = edited {
-        let ratio = e.wall.as_secs_f64() / warm.wall.as_secs_f64();
-        println!(
-            "warm after editing one file: {:.3} s ({ratio:.2} x warm)",
-            e.wall.as_secs_f64()
-        );
-    }
     println!("store: {:.1} MiB", store_bytes as f64 / (1024.0 * 1024.0));
 }
 

@@ -1,13 +1,15 @@
 //! The floor under a cold run: how long tree-sitter takes only to *parse* a repository's
 //! files, against parsing and extracting their tags, on every core.
 //!
-//! `find REPO -type f | cargo run --release -p repo-mapper-tags --example parse_floor -- [MAX_BYTES]`
+//! `find REPO -type f | cargo run --release -p repo-mapper-tags --example parse_floor -- [MAX_BYTES [REPEAT]]`
 //!
 //! Reads paths from standard input, keeps those in a supported language and no larger than
 //! `MAX_BYTES` (default 1 MiB, the default profile's `--max-filesize`), reads them all into
 //! memory, then times two passes over them with rayon: parse only, then full extraction
 //! (parse, tag query or walk, identifier fallback). Neither pass touches the disk, so the
-//! first is what no cold run can beat without parsing less.
+//! first is what no cold run can beat without parsing less. With `REPEAT`, each pass runs
+//! that many times and the median is printed (`cargo xtask bench scale` times one edited
+//! file so).
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // prints what it measured
 
@@ -20,10 +22,9 @@ use rayon::prelude::*;
 use repo_mapper_tags::{Dialect, Language, Limits, extract_source_within, parse_within};
 
 fn main() {
-    let max: u64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1 << 20);
+    let arg = |n: usize| std::env::args().nth(n).and_then(|s| s.parse::<u64>().ok());
+    let max = arg(1).unwrap_or(1 << 20);
+    let repeat = arg(2).unwrap_or(1).max(1);
     let files = load(max);
     let bytes: usize = files.iter().map(|(_, _, s)| s.len()).sum();
     let mb = bytes as f64 / 1e6;
@@ -33,38 +34,56 @@ fn main() {
         rayon::current_num_threads()
     );
 
-    let t = Instant::now();
-    let trees = files
-        .par_iter()
-        .filter(|(lang, _, src)| parse_within(*lang, src, &Limits::default()).is_some())
-        .count();
-    let parse = t.elapsed().as_secs_f64();
+    let (parse, trees) = median_of(repeat, || {
+        files
+            .par_iter()
+            .filter(|(lang, _, src)| parse_within(*lang, src, &Limits::default()).is_some())
+            .count()
+    });
     println!(
-        "parse only:      {parse:7.2} s wall ({trees} trees, {:.1} MB/s)",
+        "parse only:      {parse:8.3} s wall ({trees} trees, {:.1} MB/s)",
         mb / parse
     );
 
-    let t = Instant::now();
-    let tags: usize = files
-        .par_iter()
-        .map(|(lang, path, src)| {
-            let rel: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
-            let fname: Arc<Path> = Arc::from(path.as_path());
-            let limits = Limits::default();
-            extract_source_within(*lang, src, rel, fname, Dialect::Default, &limits)
-                .tags
-                .len()
-        })
-        .sum();
-    let all = t.elapsed().as_secs_f64();
+    let (all, tags) = median_of(repeat, || {
+        files
+            .par_iter()
+            .map(|(lang, path, src)| {
+                let rel: Arc<str> = Arc::from(path.to_string_lossy().as_ref());
+                let fname: Arc<Path> = Arc::from(path.as_path());
+                let limits = Limits::default();
+                extract_source_within(*lang, src, rel, fname, Dialect::Default, &limits)
+                    .tags
+                    .len()
+            })
+            .sum::<usize>()
+    });
     println!(
-        "parse + extract: {all:7.2} s wall ({tags} tags, {:.1} MB/s)",
+        "parse + extract: {all:8.3} s wall ({tags} tags, {:.1} MB/s)",
         mb / all
     );
     println!(
         "extraction beyond the parse: {:.0}%",
         100.0 * (all - parse) / all
     );
+}
+
+/// The median wall time, in seconds, of `repeat` calls of `pass`, and what it returned.
+fn median_of<T>(repeat: u64, mut pass: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::new();
+    let mut out = pass_timed(&mut pass, &mut times);
+    for _ in 1..repeat {
+        out = pass_timed(&mut pass, &mut times);
+    }
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], out)
+}
+
+fn pass_timed<T>(pass: &mut impl FnMut() -> T, times: &mut Vec<f64>) -> T {
+    let t = Instant::now();
+    let out = pass();
+    times.push(t.elapsed().as_secs_f64());
+    out
 }
 
 /// The supported files named on standard input, no larger than `max` bytes, read.
