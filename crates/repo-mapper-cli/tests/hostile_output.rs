@@ -64,7 +64,13 @@ fn damaged_cache(r: &Path) -> tempfile::TempDir {
     let store = std::fs::read_dir(cache.path())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.is_dir())
+        .find(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("tags-")
+        })
         .expect("a store directory in the cache");
     std::fs::write(store.join("conf"), [0xff_u8; 32]).unwrap();
     // Without its pack the next run must open sled (a warm run served by the pack never

@@ -142,13 +142,29 @@ impl TreeContext {
         language: Option<Language>,
         (dialect, limits, headers): (Dialect, &Limits, Headers),
     ) -> (Self, Option<Scopes>) {
-        let tree = language.and_then(|lang| parse(lang, &code, limits));
-        let num_rows = lines.len() + 1;
-        let scopes = tree
-            .as_ref()
-            .map(|t| RowScopes::of(t, num_rows, headers).into_scopes());
-        let kept = scopes.clone().unwrap_or_else(|| Scopes::empty(num_rows));
-        (Self::assemble(code, lines, kept, dialect), scopes)
+        match language.and_then(|lang| parse(lang, &code, limits)) {
+            Some(tree) => {
+                let (context, scopes) = Self::from_tree_lines(code, lines, &tree, dialect, headers);
+                (context, Some(scopes))
+            }
+            None => {
+                let scopes = Scopes::empty(lines.len() + 1);
+                (Self::assemble(code, lines, scopes, dialect), None)
+            }
+        }
+    }
+
+    /// The context of `code`, split into `lines`, from `tree`, its parse; with the scopes
+    /// the tree gave.
+    pub(crate) fn from_tree_lines(
+        code: String,
+        lines: Vec<Range<usize>>,
+        tree: &Tree,
+        dialect: Dialect,
+        headers: Headers,
+    ) -> (Self, Scopes) {
+        let scopes = RowScopes::of(tree, lines.len() + 1, headers).into_scopes();
+        (Self::assemble(code, lines, scopes.clone(), dialect), scopes)
     }
 
     /// Builds the context of `code` from its already parsed syntax `tree` (`None`: no

@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, Terms, extract_source_within,
-    source_from_bytes,
+    CountedTags, CutShort, Dialect, FileStamp, KeptParse, Language, Limits, Terms,
+    extract_source_parsed, source_from_bytes,
 };
 
 use crate::codec::{self, FileKey, Note};
@@ -91,7 +91,13 @@ pub struct ScanOutput {
     /// The files with a problem, as (index in the input, problem), in input order; cached
     /// files report the problem found when they were parsed.
     pub problems: Vec<(usize, Problem)>,
+    /// The syntax trees of the files parsed, as [`ScanOptions::keep_parses`] asks.
+    pub parses: Vec<KeptParse>,
 }
+
+/// The largest file whose parse [`ScanOptions::keep_parses`] keeps: a tree takes several
+/// times its text's size in memory.
+pub const KEPT_PARSE_MAX_BYTES: usize = 512 * 1024;
 
 /// Options of a [`scan`].
 #[derive(Debug, Clone, Default)]
@@ -122,6 +128,11 @@ pub struct ScanOptions<'a> {
     /// The root's pack, read ahead ([`PackAhead`](crate::PackAhead)): the scan takes it
     /// if it is the pack it reads and the file was not replaced since.
     pub ahead: Option<&'a crate::PackAhead>,
+    /// Keep the syntax tree of each file parsed ([`ScanOutput::parses`]) when at most
+    /// this many files are to be read, for those no larger than [`KEPT_PARSE_MAX_BYTES`]:
+    /// a caller that renders files in the same run then need not parse them again (the
+    /// few files an edit changed). 0: keep none.
+    pub keep_parses: usize,
 }
 
 /// One file's result before the counts are made.
@@ -145,6 +156,8 @@ enum Outcome {
         words: WordUse,
         /// Where its entry is, for the root's next pack.
         served: Served,
+        /// Its syntax tree, when the scan keeps them ([`ScanOptions::keep_parses`]).
+        parse: Option<KeptParse>,
     },
 }
 
@@ -237,10 +250,13 @@ pub struct ScanProgress {
 /// `store` where the file is unchanged, else extracted (in parallel) and written back in
 /// batches.
 ///
-/// Two passes: every file is first checked against the store by `stat` alone; then the
-/// files it cannot vouch for are read, and parsed unless their content hash matches.
-/// `progress` is called once when the second pass starts (`read` 0, so a caller knows how
-/// much parsing is ahead before any happens) and once per file read, from any thread.
+/// Two passes: every file is first checked against the store by `stat` alone (the first
+/// few it cannot vouch for are read then, so that the files an edit changed are parsed
+/// while the check goes on); then the other files it cannot vouch for are read, and
+/// parsed unless their content hash matches.
+/// `progress` is called once when the second pass starts (`read` counting the few files
+/// the first read, so a caller knows how much parsing is ahead before the bulk of it
+/// happens) and once per file read after that, from any thread.
 ///
 /// Never fails: unreadable files get no tags and count as errors; a store that cannot be
 /// written only logs (once); a store found damaged while reading is reset and refilled
@@ -299,13 +315,15 @@ pub(crate) fn scan_layered(
     let started = SystemTime::now();
     // Stamps given for another list are not used.
     let stamps = opts.stamps.filter(|s| s.len() == files.len());
+    let early = AtomicUsize::new(0);
     let check_all = || -> Vec<Checked> {
         files
             .par_iter()
             .enumerate()
             .map(|(i, (fname, rel))| {
                 let given = stamps.map(|s| s[i]);
-                check(store, &layers, (fname, rel, given), opts, started)
+                let checked = check(store, &layers, (fname, rel, given), opts, started);
+                read_early(checked, &early, (opts, layers.by_content), store)
             })
             .collect()
     };
@@ -319,10 +337,12 @@ pub(crate) fn scan_layered(
     let mut writer = Writer::new(store, opts.dialect);
     let to_read = checked
         .iter()
-        .filter(|c| matches!(c, Checked::Unvouched(_)))
+        .filter(|c| matches!(c, Checked::Unvouched(_) | Checked::Read(..)))
         .count();
     writer.hold = layers.hold_entries.is_some_and(|least| to_read >= least);
-    let mut outcomes = read_unvouched(checked, (opts, layers.by_content), progress, &writer);
+    let keep_parses = to_read <= opts.keep_parses;
+    let how = (opts, keep_parses, layers.by_content);
+    let mut outcomes = read_unvouched(checked, how, progress, &writer);
     let store_used = !layers.without_store && outcomes.iter().any(Outcome::uses_store);
     let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
     let mut out = ScanOutput {
@@ -379,30 +399,75 @@ fn finish_store(
     pruned
 }
 
-/// The second pass of [`scan`]: reads (in parallel) every file the first left unvouched
-/// (looking its content up in `by_content` before parsing it); every file's outcome, in
-/// order.
+/// How many files the first pass of [`scan`] reads as it finds them unvouched, instead of
+/// leaving them to the second: a run after an edit parses the edited files while the
+/// other threads go on checking the rest.
+const EARLY_READS: usize = 8;
+
+/// `checked`, read now if it is unvouched and among the first [`EARLY_READS`] files
+/// found so (its parse kept if [`ScanOptions::keep_parses`] allows that many; the second
+/// pass drops it if more files are read in all).
+fn read_early(
+    checked: Checked,
+    early: &AtomicUsize,
+    (opts, by_content): (&ScanOptions<'_>, Option<&ByContent>),
+    store: &dyn TagStore,
+) -> Checked {
+    let Checked::Unvouched(file) = checked else {
+        return checked;
+    };
+    let nth = early.fetch_add(1, Ordering::Relaxed);
+    if nth >= EARLY_READS {
+        return Checked::Unvouched(file);
+    }
+    let path = Arc::clone(&file.names.abs);
+    let keep_parse = nth < opts.keep_parses;
+    Checked::Read(file.read((opts, keep_parse), by_content, store), path)
+}
+
+/// The second pass of [`scan`]: places the entries the first pass made, and reads (in
+/// parallel) every file it left unvouched (looking its content up in `by_content` before
+/// parsing it; parses kept if `keep_parses`); every file's outcome, in order.
 fn read_unvouched(
     checked: Vec<Checked>,
-    (opts, by_content): (&ScanOptions<'_>, Option<&ByContent>),
+    (opts, keep_parses, by_content): (&ScanOptions<'_>, bool, Option<&ByContent>),
     progress: &(dyn Fn(ScanProgress) + Sync),
     writer: &Writer<'_>,
 ) -> Vec<Outcome> {
-    let to_read = checked
-        .iter()
-        .filter(|c| matches!(c, Checked::Unvouched(_)))
-        .count();
-    progress(ScanProgress { read: 0, to_read });
-    let read = AtomicUsize::new(0);
+    let count = |early: bool| {
+        let counted = |c: &&Checked| match c {
+            Checked::Read(..) => early,
+            Checked::Unvouched(_) => !early,
+            Checked::Done(_) => false,
+        };
+        checked.iter().filter(counted).count()
+    };
+    let early = count(true);
+    let to_read = early + count(false);
+    progress(ScanProgress {
+        read: early,
+        to_read,
+    });
+    let read = AtomicUsize::new(early);
     checked
         .into_par_iter()
         .map(|c| match c {
             Checked::Done(outcome) => outcome,
+            Checked::Read(mut outcome, path) => {
+                // Parses are kept only when few files are read in all.
+                if let Outcome::Parsed { parse, .. } = &mut outcome
+                    && !keep_parses
+                {
+                    *parse = None;
+                }
+                writer.place_made(outcome, &path)
+            }
             Checked::Unvouched(file) => {
-                let outcome = file.read(opts, by_content, writer);
+                let path = Arc::clone(&file.names.abs);
+                let outcome = file.read((opts, keep_parses), by_content, writer.store);
                 let read = read.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(ScanProgress { read, to_read });
-                outcome
+                writer.place_made(outcome, &path)
             }
         })
         .collect()
@@ -460,10 +525,12 @@ fn account(out: &mut ScanOutput, words: &mut WordLog, i: usize, outcome: Outcome
             tags,
             note,
             words: new,
+            parse,
             ..
         } => {
             out.stats.misses += 1;
             words.add(new);
+            out.parses.extend(parse);
             (tags, note)
         }
     };
@@ -497,6 +564,18 @@ impl<'s> Writer<'s> {
             failed: AtomicBool::new(false),
             hold: false,
         }
+    }
+
+    /// `outcome` of the file at `path` with the entry it made ([`Served::Fresh`], as
+    /// [`Unvouched::read`] leaves it) placed.
+    fn place_made(&self, mut outcome: Outcome, path: &Path) -> Outcome {
+        if let Outcome::Stored { served, .. } | Outcome::Parsed { served, .. } = &mut outcome
+            && matches!(served, Served::Fresh(_))
+            && let Served::Fresh(entry) = std::mem::take(served)
+        {
+            *served = self.place(path, entry);
+        }
+        outcome
     }
 
     /// The entry of the file at `path`, queued (`None`), or given back to be kept in hand
@@ -549,6 +628,9 @@ impl<'s> Writer<'s> {
 enum Checked {
     /// Its outcome is known: skipped, unreadable, or vouched for by `stat`.
     Done(Outcome),
+    /// Read in the first pass ([`EARLY_READS`]): its outcome, the entry it made not
+    /// placed yet ([`Writer::place_made`]), and the file.
+    Read(Outcome, Arc<Path>),
     /// It must be read: new, changed, or racy.
     Unvouched(Unvouched),
 }
@@ -645,13 +727,14 @@ fn changed_entry(
 }
 
 impl Unvouched {
-    /// Second pass, one file: the stored tags if the content hash matches, else a fresh
-    /// extraction.
+    /// One file read: the stored tags if the content hash matches, else a fresh
+    /// extraction (its tree kept if `keep_parse`). An entry made or rewritten now is left
+    /// in the outcome as [`Served::Fresh`], for [`Writer::place_made`].
     fn read(
         mut self,
-        opts: &ScanOptions<'_>,
+        (opts, keep_parse): (&ScanOptions<'_>, bool),
         by_content: Option<&ByContent>,
-        writer: &Writer<'_>,
+        store: &dyn TagStore,
     ) -> Outcome {
         let bytes = match std::fs::read(&*self.names.abs) {
             Ok(b) => b,
@@ -668,42 +751,37 @@ impl Unvouched {
             Some((mut hit, rewrite)) => {
                 if let Outcome::Stored { served, .. } = &mut hit {
                     *served = match rewrite {
-                        Some(entry) => writer.place(&self.names.abs, entry),
+                        Some(entry) => Served::Fresh(entry),
                         // Where it was: its entry stands.
                         None => source.unwrap_or_default(),
                     };
                 }
                 Some(hit)
             }
-            None => by_content.and_then(|c| self.found_elsewhere(c, &key, writer)),
+            None => by_content.and_then(|c| self.found_elsewhere(c, &key)),
         };
         if let Some(mut hit) = confirmed {
-            if !add_kept_words(writer.store, opts, &mut hit) {
+            if !add_kept_words(store, opts, &mut hit) {
                 add_read_words(&mut hit, bytes);
             }
             return hit;
         }
-        let (mut outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
+        let (mut outcome, entry) = extract(self.lang, bytes, key, &self.names, (opts, keep_parse));
         if let Outcome::Parsed { served, .. } = &mut outcome {
-            *served = writer.place(&self.names.abs, entry);
+            *served = Served::Fresh(entry);
         }
         outcome
     }
 }
 
 impl Unvouched {
-    /// Another root's entry for this content and language, given this file's stamp and
-    /// placed as the scan places entries ([`Writer::place`]).
-    fn found_elsewhere(
-        &self,
-        by_content: &ByContent,
-        key: &FileKey,
-        writer: &Writer<'_>,
-    ) -> Option<Outcome> {
+    /// Another root's entry for this content and language, given this file's stamp (to
+    /// be placed: [`Served::Fresh`]).
+    fn found_elsewhere(&self, by_content: &ByContent, key: &FileKey) -> Option<Outcome> {
         let entry = by_content.get(&key.hash, self.lang)?.to_vec();
         let (mut hit, rewrite) = confirmed_by_hash(entry.clone(), key, &self.names)?;
         if let Outcome::Stored { served, .. } = &mut hit {
-            *served = writer.place(&self.names.abs, rewrite.unwrap_or(entry));
+            *served = Served::Fresh(rewrite.unwrap_or(entry));
         }
         Some(hit)
     }
@@ -840,17 +918,19 @@ fn add_read_words(outcome: &mut Outcome, bytes: Vec<u8>) {
     }
 }
 
-/// A fresh extraction and the entry to store for it.
+/// A fresh extraction and the entry to store for it; the file's tree kept if
+/// `keep_parse` and the file is small enough ([`KEPT_PARSE_MAX_BYTES`]).
 fn extract(
     lang: Language,
     bytes: Vec<u8>,
     key: FileKey,
     names: &Names,
-    opts: &ScanOptions<'_>,
+    (opts, keep_parse): (&ScanOptions<'_>, bool),
 ) -> (Outcome, Vec<u8>) {
+    let mut parse = None;
     let (tags, note, terms) = match source_from_bytes(bytes) {
         Some(source) => {
-            let out = extract_source_within(
+            let (out, tree) = extract_source_parsed(
                 lang,
                 &source,
                 Arc::clone(&names.rel),
@@ -863,7 +943,16 @@ fn extract(
                 Dialect::Default => Terms::of_text(&source),
                 Dialect::Aider => Terms::default(),
             };
-            (out.tags, out.cut_short.map(Note::CutShort), terms)
+            let note = out.cut_short.map(Note::CutShort);
+            if keep_parse && source.len() <= KEPT_PARSE_MAX_BYTES {
+                parse = tree.map(|tree| KeptParse {
+                    path: Arc::clone(&names.abs),
+                    language: lang,
+                    source,
+                    tree,
+                });
+            }
+            (out.tags, note, terms)
         }
         None => (Vec::new(), Some(Note::NotUtf8), Terms::default()),
     };
@@ -880,6 +969,7 @@ fn extract(
         note,
         words,
         served: Served::Store,
+        parse,
     };
     (parsed, entry)
 }

@@ -14,7 +14,7 @@ use tree_sitter::{
 use crate::capture::Capture;
 use crate::limits::{CutShort, Deadline, Limits};
 use crate::pycompat::normalize_newlines;
-use crate::registry::{self, Compiled, TagQuery};
+use crate::registry::{self, Compiled, LazyQuery, TagQuery};
 use crate::{Dialect, Language, Tag, TagKind};
 
 thread_local! {
@@ -101,25 +101,53 @@ pub fn extract_source_within(
     dialect: Dialect,
     limits: &Limits,
 ) -> Extraction {
+    extract_source_parsed(lang, source, rel_fname, fname, dialect, limits).0
+}
+
+/// A file's syntax tree kept after its tags were extracted, with the text it parses, so
+/// that a later step of the same run (rendering the file) need not parse it again.
+#[derive(Debug, Clone)]
+pub struct KeptParse {
+    /// The file, as the caller named it (absolute in a scan).
+    pub path: Arc<Path>,
+    /// The language it was parsed as.
+    pub language: Language,
+    /// The text parsed (as [`source_from_bytes`] gives it).
+    pub source: String,
+    /// The parse of `source` as `language`.
+    pub tree: Tree,
+}
+
+/// [`extract_source_within`], with the syntax tree it parsed (`None` when there was
+/// none: an empty text, a grammar that cannot be loaded, or time ran out while parsing).
+pub fn extract_source_parsed(
+    lang: Language,
+    source: &str,
+    rel_fname: Arc<str>,
+    fname: Arc<Path>,
+    dialect: Dialect,
+    limits: &Limits,
+) -> (Extraction, Option<Tree>) {
     if source.is_empty() {
-        return Extraction::default();
+        return (Extraction::default(), None);
     }
     let compiled: &'static Compiled = match registry::compiled(lang) {
         Ok(c) => c,
         Err(err) => {
             tracing::warn!("{err}");
-            return Extraction::default();
+            return (Extraction::default(), None);
         }
     };
     let deadline = limits.deadline();
     let tree = match parse_before(lang, source, deadline) {
         Parsed::Tree(tree) => tree,
-        Parsed::Failed => return Extraction::default(),
+        Parsed::Failed => return (Extraction::default(), None),
         Parsed::OutOfTime => {
-            return Extraction {
+            let out = Extraction {
                 tags: Vec::new(),
                 cut_short: Some(CutShort::Parse),
             };
+            return (out, None);
         }
     };
     // A tag walk finds out for itself whether the tree is too deep (one walk, not two).
@@ -140,7 +168,7 @@ pub fn extract_source_within(
     if too_deep {
         out.cut_short = out.cut_short.or(Some(CutShort::Depth));
     }
-    out
+    (out, Some(tree))
 }
 
 /// The deepest node at which a query match may start in a tree deeper than that.
@@ -254,8 +282,12 @@ impl FileRun<'_> {
         root: Node<'t>,
         drop: &dyn Fn(Capture, Node<'t>) -> bool,
     ) -> FoundTags<'t> {
-        let (query, bounds) = (&compiled.tags, self.bounds);
+        let bounds = self.bounds;
         let Some(walk) = &compiled.tag_walk else {
+            // Without a walk, `registry::compiled` compiled the query (or failed).
+            let Ok(query) = compiled.tags.get() else {
+                return FoundTags::default();
+            };
             let (groups, incomplete) =
                 captures_by_name(query, root, self.bytes, self.dialect, drop, bounds);
             let too_deep = false;
@@ -267,11 +299,9 @@ impl FileRun<'_> {
         };
         let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
         let walked = walk.captures(root, max_depth, bounds.deadline);
-        let mut groups = Groups::new(query.captures.len());
+        let mut groups = Groups::new(walk.capture_count());
         for (index, node) in walked.found {
-            if let Some(role) = query.captures[index as usize] {
-                groups.add(index, role, node, drop);
-            }
+            groups.add(index, walk.role(index), node, drop);
         }
         if self.dialect == Dialect::Aider {
             groups.repeat_last_nodes();
@@ -335,8 +365,13 @@ impl FileRun<'_> {
             }));
             return complete;
         }
-        let Some(idents) = &compiled.idents else {
-            return true;
+        let idents = match compiled.idents.as_ref().map(LazyQuery::get) {
+            None => return true,
+            Some(Ok(idents)) => idents,
+            Some(Err(err)) => {
+                tracing::warn!("{err}");
+                return true;
+            }
         };
         let no_drops = |_: Capture, _: Node<'_>| false;
         let (groups, incomplete) = captures_by_name(
@@ -613,6 +648,7 @@ fn captures_by_name<'t>(
 }
 
 /// The tag query's captures of one file, grouped by name.
+#[derive(Default)]
 struct FoundTags<'t> {
     /// As [`captures_by_name`] gives them.
     groups: Vec<(Capture, Vec<Node<'t>>)>,
@@ -791,6 +827,7 @@ mod tests {
         let (Some(walk), Some(query)) = (&compiled.ident_walk, &compiled.idents) else {
             return false;
         };
+        let query = query.get().unwrap();
         let Ok(Some(source)) = read_source(path) else {
             return false;
         };
@@ -862,7 +899,7 @@ mod tests {
             let found = file.tag_groups(compiled, root, &no_drops);
             (found.groups, found.incomplete)
         } else {
-            let query = &compiled.tags;
+            let query = compiled.tags.get().unwrap();
             captures_by_name(query, root, bytes, Dialect::Default, &no_drops, bounds)
         };
         assert!(!incomplete);

@@ -69,8 +69,13 @@ pub fn idents_query_source(lang: Language) -> Option<QuerySource> {
 
 /// Compiled queries of one language.
 pub(crate) struct Compiled {
-    pub tags: TagQuery,
-    pub idents: Option<TagQuery>,
+    /// The tag query: compiled when the language is, unless `tag_walk` stands in for it
+    /// (then on first use: a run that parses one Python file after an edit does not pay
+    /// for compiling a query it does not run).
+    pub tags: LazyQuery,
+    /// The identifier query, compiled on first use: only a file with definitions and no
+    /// references runs it, and only where `ident_walk` does not stand in for it.
+    pub idents: Option<LazyQuery>,
     /// The identifier query as a tree walk, when it has the shape one can replace
     /// (see `ident_walk`).
     pub ident_walk: Option<IdentWalk>,
@@ -156,6 +161,30 @@ impl std::fmt::Display for QueryCompileError {
 
 impl std::error::Error for QueryCompileError {}
 
+/// A query compiled on first use ([`LazyQuery::get`]).
+pub(crate) struct LazyQuery {
+    lang: Language,
+    src: QuerySource,
+    compiled: OnceLock<Result<TagQuery, QueryCompileError>>,
+}
+
+impl LazyQuery {
+    fn new(lang: Language, src: QuerySource) -> LazyQuery {
+        LazyQuery {
+            lang,
+            src,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The query, compiled now if it was not yet.
+    pub(crate) fn get(&self) -> Result<&TagQuery, &QueryCompileError> {
+        self.compiled
+            .get_or_init(|| TagQuery::compile(self.lang, &grammar(self.lang), self.src))
+            .as_ref()
+    }
+}
+
 type Slot = OnceLock<Result<Compiled, QueryCompileError>>;
 
 static COMPILED: [Slot; Language::ALL.len()] = [const { OnceLock::new() }; Language::ALL.len()];
@@ -166,44 +195,75 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
         .get_or_init(|| {
             let spec = lang.spec();
             let language = grammar(lang);
-            let compile = |src| TagQuery::compile(lang, &language, src);
-            let tags = compile(spec.tags)?;
             let tag_walk = (lang == Language::Python)
-                .then(|| TagWalk::python(spec.tags.text, &tags.query, &language))
+                .then(|| TagWalk::python(spec.tags.text, &language))
                 .flatten();
-            Ok(Compiled {
-                tags,
+            let ident_walk = spec
+                .idents
+                .and_then(|src| IdentWalk::parse(src.text, &language));
+            let compiled = Compiled {
+                tags: LazyQuery::new(lang, spec.tags),
                 tag_walk,
-                idents: spec.idents.map(compile).transpose()?,
-                ident_walk: spec
-                    .idents
-                    .and_then(|src| IdentWalk::parse(src.text, &language)),
-            })
+                idents: spec.idents.map(|src| LazyQuery::new(lang, src)),
+                ident_walk,
+            };
+            // A query run on every file of the language fails here, not at its first file.
+            if compiled.tag_walk.is_none() {
+                compiled.tags.get().map_err(Clone::clone)?;
+            }
+            Ok(compiled)
         })
         .as_ref()
 }
 
 /// Compiles every embedded query of `lang` and reports the first failure.
 pub fn check_queries(lang: Language) -> Result<(), QueryCompileError> {
-    compiled(lang).map(|_| ()).map_err(Clone::clone)
+    let compiled = compiled(lang).map_err(Clone::clone)?;
+    compiled.tags.get().map_err(Clone::clone)?;
+    if let Some(idents) = &compiled.idents {
+        idents.get().map_err(Clone::clone)?;
+    }
+    Ok(())
 }
 
-/// A stable fingerprint of every embedded query (FNV-1a over paths and texts) and of the
-/// aider dialect's pygments tables, for cache versioning: it changes whenever any changes.
+/// A stable fingerprint of every embedded query (their paths and texts) and of the aider
+/// dialect's pygments tables, for cache versioning: it changes whenever any changes.
+/// Computed once per process (a megabyte of text, read eight bytes at a step).
 pub fn queries_fingerprint() -> u64 {
-    let mut hash = crate::FNV_OFFSET;
-    // Each text ends with 0xff (never a UTF-8 byte).
-    let mut feed = |bytes: &[u8]| hash = crate::fnv1a(hash, bytes.iter().copied().chain([0xff]));
-    for lang in Language::ALL {
-        let spec = lang.spec();
-        for src in std::iter::once(spec.tags).chain(spec.idents) {
-            feed(src.path.as_bytes());
-            feed(src.text.as_bytes());
+    static FINGERPRINT: OnceLock<u64> = OnceLock::new();
+    *FINGERPRINT.get_or_init(|| {
+        let mut hash = crate::FNV_OFFSET;
+        let mut feed = |bytes: &[u8]| hash = fold_words(hash, bytes);
+        for lang in Language::ALL {
+            let spec = lang.spec();
+            for src in std::iter::once(spec.tags).chain(spec.idents) {
+                feed(src.path.as_bytes());
+                feed(src.text.as_bytes());
+            }
         }
-    }
-    // The aider dialect's pygments tables decide its fallback references.
-    feed(crate::pygments::DATA.as_bytes());
-    hash
+        // The aider dialect's pygments tables decide its fallback references.
+        feed(crate::pygments::DATA.as_bytes());
+        hash
+    })
+}
+
+/// FNV-1a's step over `bytes` taken as little-endian 64-bit words (the last one padded
+/// with 0xff bytes, never part of UTF-8, so that texts' ends count), then mixed. Each
+/// step is a bijection of the hash for a given word, so changing any one word of any text
+/// always changes the result.
+fn fold_words(hash: u64, bytes: &[u8]) -> u64 {
+    let step = |h: u64, word: u64| (h ^ word).wrapping_mul(0x0100_0000_01b3);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut h = chunks.by_ref().fold(hash, |h, chunk| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        step(h, u64::from_le_bytes(word))
+    });
+    let mut last = [0xffu8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = step(h, u64::from_le_bytes(last));
+    // Carry the high bits down (a multiply only carries up).
+    h ^ (h >> 29) ^ (h >> 47)
 }
 
 #[cfg(test)]
@@ -218,6 +278,7 @@ mod tests {
         for lang in Language::ALL {
             let compiled = compiled(lang).expect("every embedded query compiles");
             let queries = std::iter::once(&compiled.tags).chain(&compiled.idents);
+            let queries = queries.map(|q| q.get().expect("every embedded query compiles"));
             used.extend(
                 queries
                     .flat_map(|q| q.captures.iter().flatten())

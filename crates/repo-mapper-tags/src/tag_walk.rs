@@ -14,9 +14,10 @@
 //! every Python fixture, on generated token soup (broken syntax included) and, on request,
 //! on any directory.
 
-use tree_sitter::{Language as Grammar, Node, Query};
+use tree_sitter::{Language as Grammar, Node};
 
 use crate::Deadline;
+use crate::capture::{self, Capture};
 
 /// FNV-1a of the Python tag query text the walk reproduces.
 pub(crate) const PROVEN_AGAINST: u64 = 0x8163_5bc5_91d9_ec90;
@@ -34,7 +35,8 @@ enum Start {
     Call,
 }
 
-/// The query's capture indices the walk captures.
+/// The walk's own capture indices, one per capture name of the query that makes tags
+/// ([`CAPTURE_NAMES`]' order; the walk needs no compiled query to find them).
 #[derive(Debug)]
 struct Captures {
     constant: u32,
@@ -42,6 +44,14 @@ struct Captures {
     function: u32,
     call: u32,
 }
+
+/// The names of the captures the walk gives, by its capture index.
+const CAPTURE_NAMES: [&str; 4] = [
+    "name.definition.constant",
+    "name.definition.class",
+    "name.definition.function",
+    "name.reference.call",
+];
 
 /// The field ids the patterns follow.
 #[derive(Debug)]
@@ -70,14 +80,20 @@ pub(crate) struct TagWalk {
     below: Vec<Option<Below>>,
     fields: Fields,
     captures: Captures,
+    /// Per capture index of the walk: the tags its nodes make.
+    roles: [Capture; 4],
 }
 
 impl TagWalk {
-    /// The walk for the Python tag query `text` compiled as `query`, or `None` if the text
-    /// is not the one the walk was proven against or the grammar lacks a kind or field.
-    pub(crate) fn python(text: &str, query: &Query, grammar: &Grammar) -> Option<TagWalk> {
+    /// The walk for the Python tag query `text`, or `None` if the text is not the one
+    /// the walk was proven against or the grammar lacks a kind or field.
+    pub(crate) fn python(text: &str, grammar: &Grammar) -> Option<TagWalk> {
         if crate::fnv1a(crate::FNV_OFFSET, text.bytes()) != PROVEN_AGAINST {
             return None;
+        }
+        let mut roles = Vec::with_capacity(CAPTURE_NAMES.len());
+        for name in CAPTURE_NAMES {
+            roles.push(capture::resolve(name).ok().flatten()?);
         }
         let count = grammar.node_kind_count();
         let mut walk = TagWalk {
@@ -90,11 +106,12 @@ impl TagWalk {
                 left: field(grammar, "left")?,
             },
             captures: Captures {
-                constant: capture(query, "name.definition.constant")?,
-                class: capture(query, "name.definition.class")?,
-                function: capture(query, "name.definition.function")?,
-                call: capture(query, "name.reference.call")?,
+                constant: 0,
+                class: 1,
+                function: 2,
+                call: 3,
             },
+            roles: roles.try_into().ok()?,
         };
         let starts = [
             ("module", Start::Module),
@@ -117,8 +134,19 @@ impl TagWalk {
         Some(walk)
     }
 
-    /// The (capture index, node) pairs the query's capture iterator would give under
-    /// `root`, in its order: by start byte, then by pattern. Matches starting deeper than
+    /// How many capture indices the walk gives ([`TagWalk::role`] of each).
+    pub(crate) fn capture_count(&self) -> usize {
+        self.roles.len()
+    }
+
+    /// The tags the nodes of the walk's capture `index` make.
+    pub(crate) fn role(&self, index: u32) -> Capture {
+        self.roles[index as usize]
+    }
+
+    /// The nodes the query's capture iterator would give under `root`, each with the
+    /// walk's capture index, in the iterator's order: by start byte, then by pattern.
+    /// Matches starting deeper than
     /// `max_depth` are not looked for. `complete` is false, with what was found so far,
     /// when the deadline passes.
     pub(crate) fn captures<'t>(
@@ -266,10 +294,6 @@ fn in_query_order(mut found: Vec<(Start, u32, Node<'_>)>) -> Vec<(u32, Node<'_>)
 
 fn field(grammar: &Grammar, name: &str) -> Option<u16> {
     grammar.field_id_for_name(name).map(u16::from)
-}
-
-fn capture(query: &Query, name: &str) -> Option<u32> {
-    query.capture_index_for_name(name)
 }
 
 /// Points every named kind id called `kind` at `value`; `None` if there is none.

@@ -13,7 +13,7 @@ use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OpenOptions, PackAhead, Problem, ScanOptions, ScanOutput, ScanProgress, scan_cached,
 };
-use repo_mapper_tags::{CountedTags, Dialect};
+use repo_mapper_tags::{CountedTags, Dialect, KeptParse};
 
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::config::Config;
@@ -106,7 +106,8 @@ impl RepoMap {
         let reads_terms =
             self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let words = reads_terms && request.message.is_some();
-        let (scanned, store_fallback) = self.scan(&admitted, words);
+        let (scanned, parses, store_fallback) = self.scan(&admitted, words);
+        self.renderer.offer_parses(parses);
         let scanned_at = Instant::now();
         self.after_scan(&admitted, &scanned);
         let anchors = self.admit_anchors(&request.anchors);
@@ -177,6 +178,7 @@ impl RepoMap {
             _ => Err(NoMap::NothingFits { budget, report }),
         };
         drop((ranking, ranked));
+        self.renderer.forget_parses();
         if self.warm.is_none() {
             release(scanned);
         }
@@ -301,13 +303,17 @@ impl RepoMap {
     }
 
     /// behaviour.md §5: the tags of every file, from the store where unchanged (in a warm session,
-    /// from memory where the stat is unchanged), and why the store is in memory if it fell
-    /// back.
+    /// from memory where the stat is unchanged), the syntax trees of the few files parsed
+    /// now ([`KEEP_PARSES`]) and why the store is in memory if it fell back.
     pub(crate) fn scan(
         &mut self,
         admitted: &Admitted,
         words: bool,
-    ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
+    ) -> (
+        Scanned,
+        Vec<KeptParse>,
+        Option<repo_mapper_store::StoreFallback>,
+    ) {
         // Read ahead for the first scan only (taken or not, it is dropped after).
         let ahead = self.ahead.take();
         let ahead = ahead.as_ref();
@@ -321,23 +327,28 @@ impl RepoMap {
             };
             // The root guard has just stat'ed every file: the scan need not again.
             let stamps = Some(&admitted.stamps[..]);
-            let (out, fallback) = scan_store(
+            let (mut out, fallback) = scan_store(
                 config,
                 progress,
                 (&admitted.present, stamps),
                 (whole, skip_words),
                 ahead,
             );
-            return (out.into(), fallback);
+            let parses = std::mem::take(&mut out.parses);
+            return (out.into(), parses, fallback);
         };
+        let mut parses = Vec::new();
         let mut read = |files: &[(PathBuf, String)], whole| {
-            scan_store(config, progress, (files, None), (whole, skip_words), ahead)
+            let mut out = scan_store(config, progress, (files, None), (whole, skip_words), ahead);
+            parses.append(&mut out.0.parses);
+            out
         };
         let counting = Counting {
             dialect: config.dialect(),
             max_file_size: config.effective_max_file_size(),
         };
-        warm.scan(admitted, &counting, config.prune_cache, &mut read)
+        let (scanned, fallback) = warm.scan(admitted, &counting, config.prune_cache, &mut read);
+        (scanned, parses, fallback)
     }
 
     /// One warning per file with a problem, once per session; past
@@ -494,6 +505,7 @@ fn scan_store(
         stamps,
         skip_words,
         ahead,
+        keep_parses: KEEP_PARSES,
     };
     scan_cached(
         &config.cache,
@@ -503,6 +515,12 @@ fn scan_store(
         &tick,
     )
 }
+
+/// Scans that parse at most this many files keep their trees for the map's render, which
+/// then parses none of them again: a run after an edit renders the edited file with no
+/// second parse. More would hold many trees' memory for a cold run's render, which
+/// shows few of its files.
+const KEEP_PARSES: usize = 8;
 
 /// The request's paths relative to the root, as the ranking takes them.
 struct RelNames {

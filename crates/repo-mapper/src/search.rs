@@ -127,7 +127,7 @@ impl RepoMap {
         // Not the map's admission: a warm session keeps that one for the next map.
         let generation = self.next_generation();
         let admitted = self.admit_all(&sorted_union(&[], files), generation);
-        let (scanned, _) = self.scan(&admitted, false);
+        let (scanned, _, _) = self.scan(&admitted, false);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();
         let mut hits = Vec::new();

@@ -183,3 +183,55 @@ fn a_map_of_many_files_renders_as_its_files_do_one_at_a_time() {
         );
     }
 }
+
+/// Issue 26: a file parsed by the tag scan of the same run ([`Renderer::offer_parses`])
+/// renders exactly as a parse of the renderer's own does, on every golden case, in both
+/// dialects and header styles, without parsing it; a parse of another text (the file
+/// changed since) is not used.
+#[test]
+fn an_offered_parse_renders_as_the_renderers_own_parse() {
+    use repo_mapper_tags::{KeptParse, Limits, parse_within};
+
+    let root = root();
+    for (source, lois) in golden_cases() {
+        let path = root.join(&source);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for dialect in [Dialect::Aider, Dialect::Default] {
+            let Some(language) = repo_mapper_render::render_language(Path::new(&source), dialect)
+            else {
+                continue;
+            };
+            let tree = parse_within(language, &text, &Limits::default()).unwrap();
+            let offered = |text: String| KeptParse {
+                path: Arc::from(path.as_path()),
+                language,
+                source: text,
+                tree: tree.clone(),
+            };
+            for headers in [Headers::GrepAst, Headers::Signatures] {
+                let render = |offer: Option<KeptParse>| {
+                    let mut r = Renderer::new(dialect).with_headers(headers);
+                    r.offer_parses(offer.into_iter().collect());
+                    let out = r.render_tree(&path, &source, &lois);
+                    (out, r.parses())
+                };
+                let (expected, parsed) = render(None);
+                assert_eq!(parsed, 1);
+                let case = format!("{source} {dialect:?} {headers:?}");
+                // The renderer reads the text as it would parse it: offered, it is used.
+                let whole = text.ends_with('\n') && !text.contains('\r');
+                if whole {
+                    assert_eq!(
+                        render(Some(offered(text.clone()))),
+                        (expected.clone(), 0),
+                        "{case}"
+                    );
+                }
+                let other = offered(format!("{text}# another text\n"));
+                assert_eq!(render(Some(other)), (expected.clone(), 1), "{case}");
+            }
+        }
+    }
+}
