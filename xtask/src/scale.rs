@@ -59,7 +59,8 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         options.runs
     );
     let map = |format: &str| run_map(&binary, &root, &cache, options.budget, format);
-    let floor = parse_floor(&files_under(&root)?, 1)?;
+    // The files the map's walk lists (its ignore rules), as the cold run parses them.
+    let floor = parse_floor(&repo_mapper::list_files(&root, None), 1)?;
     let cold = map("json")?;
     let store_bytes = dir_size(&cache);
     // Wall time and memory of warm runs as users see them (text); the per-step times from
@@ -413,20 +414,14 @@ fn after_edits(
         [original.as_slice(), comment.as_bytes()].concat()
     };
     let mut timed = Vec::with_capacity(runs);
-    let mut result = Ok(());
     for i in 0..runs {
         fs::write(path, edited(i))?;
         let run = map("text");
+        // Put back before anything can fail.
         fs::write(path, &original)?;
-        match run.and_then(|r| map("text").map(|_| r)) {
-            Ok(run) => timed.push(run),
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
+        timed.push(run?);
+        map("text")?;
     }
-    result?;
     timed.sort_by_key(|r| r.wall);
     let median = timed.swap_remove(timed.len() / 2);
     // The edited text, under the file's own name (its language), timed alone.
@@ -480,27 +475,6 @@ fn parse_floor(files: &[PathBuf], repeat: usize) -> Result<Floor> {
         parse: seconds("parse only:")?,
         extract: seconds("parse + extract:")?,
     })
-}
-
-/// Every file under `root`, as `find ROOT -type f` lists them, but for the caches
-/// (`.repo-mapper`) and `.git`.
-fn files_under(root: &Path) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir)? {
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            if kind.is_dir()
-                && ![".git", ".repo-mapper"].contains(&&*entry.file_name().to_string_lossy())
-            {
-                dirs.push(entry.path());
-            } else if kind.is_file() {
-                files.push(entry.path());
-            }
-        }
-    }
-    Ok(files)
 }
 
 /// The cold run against what parsing alone costs (`parse_floor`, in this run).

@@ -335,14 +335,22 @@ pub(crate) fn scan_layered(
         checked = check_all();
     }
     let mut writer = Writer::new(store, opts.dialect);
-    let to_read = checked
-        .iter()
-        .filter(|c| matches!(c, Checked::Unvouched(_) | Checked::Read(..)))
-        .count();
-    writer.hold = layers.hold_entries.is_some_and(|least| to_read >= least);
-    let keep_parses = to_read <= opts.keep_parses;
-    let how = (opts, keep_parses, layers.by_content);
-    let mut outcomes = read_unvouched(checked, how, progress, &writer);
+    let count = |read_early: bool| {
+        let counted = |c: &&Checked| match c {
+            Checked::Read(..) => read_early,
+            Checked::Unvouched(_) => !read_early,
+            Checked::Done(_) => false,
+        };
+        checked.iter().filter(counted).count()
+    };
+    let early = count(true);
+    let reads = Reads {
+        early,
+        all: early + count(false),
+    };
+    writer.hold = layers.hold_entries.is_some_and(|least| reads.all >= least);
+    let how = (opts, reads.all <= opts.keep_parses, layers.by_content);
+    let mut outcomes = read_unvouched(checked, how, (progress, reads), &writer);
     let store_used = !layers.without_store && outcomes.iter().any(Outcome::uses_store);
     let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
     let mut out = ScanOutput {
@@ -425,30 +433,28 @@ fn read_early(
     Checked::Read(file.read((opts, keep_parse), by_content, store), path)
 }
 
+/// How many files a scan reads: in all, and of those in its first pass.
+#[derive(Clone, Copy)]
+struct Reads {
+    all: usize,
+    early: usize,
+}
+
 /// The second pass of [`scan`]: places the entries the first pass made, and reads (in
 /// parallel) every file it left unvouched (looking its content up in `by_content` before
 /// parsing it; parses kept if `keep_parses`); every file's outcome, in order.
 fn read_unvouched(
     checked: Vec<Checked>,
     (opts, keep_parses, by_content): (&ScanOptions<'_>, bool, Option<&ByContent>),
-    progress: &(dyn Fn(ScanProgress) + Sync),
+    (progress, reads): (&(dyn Fn(ScanProgress) + Sync), Reads),
     writer: &Writer<'_>,
 ) -> Vec<Outcome> {
-    let count = |early: bool| {
-        let counted = |c: &&Checked| match c {
-            Checked::Read(..) => early,
-            Checked::Unvouched(_) => !early,
-            Checked::Done(_) => false,
-        };
-        checked.iter().filter(counted).count()
-    };
-    let early = count(true);
-    let to_read = early + count(false);
+    let to_read = reads.all;
     progress(ScanProgress {
-        read: early,
+        read: reads.early,
         to_read,
     });
-    let read = AtomicUsize::new(early);
+    let read = AtomicUsize::new(reads.early);
     checked
         .into_par_iter()
         .map(|c| match c {
@@ -570,10 +576,9 @@ impl<'s> Writer<'s> {
     /// [`Unvouched::read`] leaves it) placed.
     fn place_made(&self, mut outcome: Outcome, path: &Path) -> Outcome {
         if let Outcome::Stored { served, .. } | Outcome::Parsed { served, .. } = &mut outcome
-            && matches!(served, Served::Fresh(_))
-            && let Served::Fresh(entry) = std::mem::take(served)
+            && let Served::Fresh(entry) = served
         {
-            *served = self.place(path, entry);
+            *served = self.place(path, std::mem::take(entry));
         }
         outcome
     }
