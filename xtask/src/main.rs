@@ -1,6 +1,7 @@
 //! Project automation, run as `cargo xtask <command>`.
 //!
 //! * `vendor-queries [--check | --record-patches]`: vendor Aider's `*-tags.scm` queries.
+//! * `vendor-ranks [--check]`: tiktoken's rank tables, compact, for the token counter.
 //! * `snapshots`: regenerate the insta snapshots of the tag extraction tests.
 //! * `parity [--gate] [--corpus]`: measure repo-mapper against Aider 0.86.2 (issue 6).
 //! * `corpus`: fetch the real projects `parity --corpus` runs on.
@@ -25,6 +26,7 @@ mod mcp_client;
 mod mentions;
 mod outline_quality;
 mod parity;
+mod ranks;
 mod relevance;
 mod scale;
 mod soak;
@@ -51,6 +53,7 @@ fn run() -> Result<()> {
     match command.as_str() {
         "vendor-queries" => vendor::run(rest),
         "vendor-lexers" => lexers::run(rest),
+        "vendor-ranks" => ranks::run(rest),
         "snapshots" => snapshots(rest),
         "bench" => bench(rest),
         "parity" => parity::run(rest),
@@ -85,6 +88,7 @@ commands:
                                  record the local edits of vendored queries as queries/patches/
   vendor-lexers [--check]        export pygments' lexer tables (aider profile's identifier fallback)
                                  into queries/pygments/ (--check: fail when they differ)
+  vendor-ranks [--check]         write (or check) tiktoken's rank tables for the token counter
   snapshots                      regenerate the insta snapshots (cargo insta semantics, no cargo-insta needed)
   bench                          run the benchmarks; the store's on the Django sdist (fetched from PyPI)
   bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]

@@ -185,14 +185,10 @@ impl RepoMap {
         computed
     }
 
-    /// What a scan's outcome calls for: a warning per problem, and the tokenizer's tables
-    /// when a file was parsed (the map may have changed and need counting).
+    /// What a scan's outcome calls for: a warning per problem.
     fn after_scan(&mut self, admitted: &Admitted, scanned: &Scanned) {
         self.warn_problems(&admitted.present, &scanned.problems);
         self.warn_too_large(scanned.stats.too_large);
-        if scanned.stats.misses > 0 {
-            self.config.tokenizer.warm_up();
-        }
     }
 
     /// behaviour.md §6–§8, in a warm session with its kept tag index.

@@ -1,11 +1,13 @@
 //! Token counts known from earlier runs (issue 26): the exact count of each map text a
 //! run counted, by the text's BLAKE3 hash, kept in the cache directory. A run that renders
 //! what an earlier run rendered takes its counts from there and never builds the
-//! tokenizer's tables (cl100k's cost about 30 ms of CPU in every process).
+//! tokenizer's rank map (cl100k's costs a few milliseconds of CPU in every process that
+//! counts).
 //!
 //! The file also lists the requests whose maps were counted (a hash of everything the
-//! request and the budget say): a session that finds its request there does not start
-//! building the tables ahead of its first count, which a request never seen would need.
+//! request and the budget say, not the files' state): a session that finds its request
+//! there does not start building the map ahead of its first count, which a request never
+//! seen would need.
 //!
 //! A count is served only for a text whose 128-bit hash is that of a text counted before
 //! by the same tokenizer, so counts stay exact. The file is bounded ([`MAX_COUNTS`],

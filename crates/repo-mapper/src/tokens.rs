@@ -1,11 +1,15 @@
 //! Token counting with tiktoken (behaviour.md §10.1).
 
+mod ranks;
+
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use repo_mapper_tags::pycompat::splitlines_keepends;
 use tiktoken_rs::CoreBPE;
 
 use crate::config::UnknownName;
+use ranks::Ranks;
 
 /// A tiktoken encoding, bundled in the binary (nothing is downloaded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -29,6 +33,8 @@ impl Tokenizer {
         }
     }
 
+    /// tiktoken-rs's whole encoder: counts texts [`Ranks`] leaves (a piece longer than
+    /// [`ranks::LONGEST_PIECE`]), and the tests' reference.
     fn bpe(self) -> &'static CoreBPE {
         match self {
             Tokenizer::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
@@ -36,28 +42,43 @@ impl Tokenizer {
         }
     }
 
-    /// Builds the encoding's tables on a thread of their own, once per process, so that
-    /// the first [`count`](Tokenizer::count) finds them ready. Building cl100k's tables
-    /// takes about 0.1 s (o200k's about 0.3 s): started by a session before the walk or
-    /// the tag scan, it overlaps them instead of adding to every CLI run (a session that
-    /// may take every count from counts kept by earlier runs starts it only when it finds
-    /// it will count).
+    /// The encoding's rank map and pattern, built once per process from the vendored
+    /// table (`None` only if that table were damaged: tiktoken-rs then counts everything).
+    fn ranks(self) -> Option<&'static Ranks> {
+        static BUILT: [OnceLock<Option<Ranks>>; 2] = [OnceLock::new(), OnceLock::new()];
+        BUILT[self as usize]
+            .get_or_init(|| match self {
+                Tokenizer::Cl100kBase => Ranks::new(ranks::CL100K_TABLE, ranks::CL100K_PATTERN),
+                Tokenizer::O200kBase => Ranks::new(ranks::O200K_TABLE, ranks::O200K_PATTERN),
+            })
+            .as_ref()
+    }
+
+    /// Builds the encoding's rank map on a thread of its own, once per process, so that
+    /// the first [`count`](Tokenizer::count) finds it ready. It takes a few milliseconds
+    /// (cl100k; o200k about twice that): started by a session before the walk or the tag
+    /// scan, it overlaps them instead of adding to every CLI run (a session that may take
+    /// every count from counts kept by earlier runs starts it only when it finds it will
+    /// count).
     pub fn warm_up(self) {
         static STARTED: [std::sync::Once; 2] = [std::sync::Once::new(), std::sync::Once::new()];
         STARTED[self as usize].call_once(|| {
             let spawned = std::thread::Builder::new()
-                .name("tokenizer-tables".to_owned())
+                .name("tokenizer-ranks".to_owned())
                 .spawn(move || {
-                    self.bpe();
+                    self.ranks();
                 });
-            // Without a thread the first count builds the tables, as before.
+            // Without a thread the first count builds the map.
             drop(spawned);
         });
     }
 
-    /// The exact number of tokens of `text` (special tokens are encoded as ordinary text).
+    /// The exact number of tokens of `text` (special tokens are encoded as ordinary text):
+    /// tiktoken-rs's count, from its own merge over a rank map built from vendored tables.
     pub fn count(self, text: &str) -> usize {
-        self.bpe().encode_ordinary(text).len()
+        self.ranks()
+            .and_then(|ranks| ranks.count(text))
+            .unwrap_or_else(|| self.bpe().encode_ordinary(text).len())
     }
 
     /// Aider's estimate (`RepoMap.token_count`): the exact count below 200 characters, else
