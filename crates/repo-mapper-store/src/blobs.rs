@@ -123,8 +123,7 @@ impl BlobDir {
         let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
         let now = SystemTime::now();
         for temp in temps {
-            let age = modified(&temp).and_then(|t| now.duration_since(t).ok());
-            if age.is_some_and(|age| age > STALE_TEMP) {
+            if is_stale_temp(&temp, now) {
                 let _ = fs::remove_file(temp);
             }
         }
@@ -178,11 +177,41 @@ pub(crate) fn replace_with(
     written
 }
 
+/// How the names of [`replace_with`]'s temporary files start.
+const TEMP_PREFIX: &str = ".tmp-";
+
 /// A temporary file name no other writer (process or thread) uses at the same time.
 fn temp_name() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!(".tmp-{}-{n}", std::process::id())
+    format!("{TEMP_PREFIX}{}-{n}", std::process::id())
+}
+
+/// Whether `path` is a temporary file of [`replace_with`] last written more than
+/// [`STALE_TEMP`] before `now`: its writer died before renaming it.
+pub(crate) fn is_stale_temp(path: &Path, now: SystemTime) -> bool {
+    let temp = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(TEMP_PREFIX));
+    temp && fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| now.duration_since(t).ok())
+        .is_some_and(|age| age > STALE_TEMP)
+}
+
+/// Removes from `dir` (not below it) the temporary files writers that died left there
+/// ([`is_stale_temp`]): the cache root's, beside the facade's token counts.
+pub(crate) fn remove_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        if is_stale_temp(&entry.path(), now) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -260,6 +289,34 @@ mod tests {
         blobs.put(&key(2), b"y").unwrap();
         assert!(!stale.exists());
         assert!(fresh.exists(), "a write in progress is left alone");
+    }
+
+    #[test]
+    fn stale_temporary_files_are_removed_from_a_directory_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(".tmp-1-1");
+        let kept = [".tmp-1-2", "counts-cl100k_base", "tmp-1-3"].map(|n| dir.path().join(n));
+        for path in kept.iter().chain([&stale]) {
+            fs::write(path, b"x").unwrap();
+            let file = File::options().write(true).open(path).unwrap();
+            let written = SystemTime::now() - 2 * STALE_TEMP;
+            file.set_modified(if *path == kept[0] {
+                SystemTime::now()
+            } else {
+                written
+            })
+            .unwrap();
+        }
+        let below = dir.path().join("tags-v1");
+        fs::create_dir(&below).unwrap();
+        fs::write(below.join(".tmp-1-4"), b"x").unwrap();
+        remove_stale_temps(dir.path());
+        assert!(!stale.exists());
+        assert!(
+            kept.iter().all(|p| p.exists()),
+            "a fresh temp and other files stay"
+        );
+        assert!(below.join(".tmp-1-4").exists(), "only the directory itself");
     }
 
     #[test]

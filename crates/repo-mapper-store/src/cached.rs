@@ -408,7 +408,7 @@ fn repack(
 const MAX_PACKS: usize = 8;
 
 /// Removes all but the `keep` most recently used packs in `dir` (a read renews a pack's
-/// modification time), and temporary files a writer left more than an hour ago.
+/// modification time), and temporary files writers that died left there.
 fn prune_packs(dir: &Path, keep: usize) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -419,9 +419,7 @@ fn prune_packs(dir: &Path, keep: usize) {
         let Some(modified) = entry.metadata().ok().and_then(|m| m.modified().ok()) else {
             continue;
         };
-        let stale_temp = entry.file_name().to_string_lossy().starts_with(".tmp-")
-            && now.duration_since(modified).unwrap_or_default() > Duration::from_secs(3600);
-        if stale_temp {
+        if crate::blobs::is_stale_temp(&entry.path(), now) {
             let _ = std::fs::remove_file(entry.path());
         } else if !entry.file_name().to_string_lossy().starts_with('.') {
             packs.push((modified, entry.path()));

@@ -714,6 +714,7 @@ pub(crate) fn open_sharing(
     prepare_cache_dir(base)?;
     let name = store_dir_name();
     remove_other_versions(base, &name);
+    crate::blobs::remove_stale_temps(base);
     let dir = base.join(&name);
     let mut wait = LockWait::new(&dir, opts);
     let mut recreated = false;
