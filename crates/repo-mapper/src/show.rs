@@ -7,7 +7,7 @@ use std::sync::Arc;
 use repo_mapper_render::TreeContext;
 use repo_mapper_tags::explore::{self, Declared, FileFacts};
 use repo_mapper_tags::{
-    Dialect, Language, Limits, TagKind, extract_source, parse_within, read_source,
+    Dialect, Language, Limits, Tag, TagKind, extract_source_parsed, read_source,
 };
 
 use crate::guard::inside_root;
@@ -200,8 +200,15 @@ impl DefinedFile {
             Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
             Err(e) => return Err(ShowError::Unreadable(rel, e.to_string())),
         };
-        let mut tags = definitions(&source, lang, (&rel, &path), dialect);
-        let tree = parse_within(lang, &source, &Limits::default());
+        let (extraction, tree) = extract_source_parsed(
+            lang,
+            &source,
+            Arc::from(rel.as_str()),
+            Arc::from(path.as_path()),
+            dialect,
+            &Limits::default(),
+        );
+        let mut tags = definitions(extraction.tags);
         let facts = tree.as_ref().map(|t| FileFacts::of(lang, &source, t));
         if let (Some(tree), Some(facts)) = (&tree, &facts) {
             let declared = explore::declarations_in(lang, &source, tree, facts);
@@ -281,14 +288,8 @@ impl Parsed<'_> {
     }
 }
 
-/// The file's definitions: name, row (0-based) and sub-kind.
-fn definitions(
-    source: &str,
-    lang: Language,
-    (rel, path): (&str, &Path),
-    dialect: Dialect,
-) -> Vec<(String, usize, &'static str)> {
-    let tags = extract_source(lang, source, Arc::from(rel), Arc::from(path), dialect);
+/// The definitions among a file's `tags`: name, row (0-based) and sub-kind.
+fn definitions(tags: Vec<Tag>) -> Vec<(String, usize, &'static str)> {
     // Tag lines count from 1 (behaviour.md §3.4).
     let mut seen = std::collections::HashSet::new();
     tags.into_iter()
