@@ -18,6 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::listings::Listings;
 use crate::output::{OutlineOutput, RepoMapOutput, SearchOutput, ShowOutput};
 use crate::params::{OutlineParams, RepoMapParams, SearchParams, ShowParams};
 use crate::sessions::{Listener, Sessions};
@@ -70,6 +71,7 @@ impl RepoMapServer {
             tools: Arc::new(Tools {
                 allowed,
                 sessions: Sessions::new(options.max_sessions, options.cache_base.clone()),
+                listings: Listings::default(),
             }),
             tool_router: Self::tool_router(),
         }

@@ -5,10 +5,12 @@ use std::path::{Path, PathBuf};
 
 use repo_mapper::{
     Anchors, Dialect, HitKind, IdentifierQuery, MapRequest, SymbolTarget, Tokenizer,
-    escape_control, outline_page, outlines, outlines_fingerprint, parse_profile, show_symbol,
+    escape_control, outline_page, outlines_fingerprint, outlines_listed, parse_profile,
+    show_symbol,
 };
 use serde_json::{Value, json};
 
+use crate::listings::Listings;
 use crate::output::{
     OutlineOutput, OutlinedFile, ResultKind, SearchOutput, SearchResult, ShowOutput, ShownSource,
 };
@@ -44,6 +46,8 @@ pub(crate) struct Tools {
     /// Directories the served roots must lie in; empty: any.
     pub allowed: Vec<PathBuf>,
     pub sessions: Sessions,
+    /// The walks `outline` resolves imports against.
+    pub listings: Listings,
 }
 
 impl Tools {
@@ -155,13 +159,14 @@ impl Tools {
     }
 
     /// The `outline` tool: what the files define, as text within the cap and counts per
-    /// file (read and parsed now; no session).
+    /// file (read and parsed now; no session; imports resolved against a kept walk).
     pub(crate) fn outline(&self, p: &OutlineParams) -> Result<Value, ToolError> {
         let root = self.root(&p.project_root)?;
         if p.paths.is_empty() {
             return fail("paths is empty");
         }
-        let outlines = outlines(&root, &p.paths, Dialect::Default)
+        let listing = self.listings.of(&root);
+        let outlines = outlines_listed(&root, &p.paths, Dialect::Default, listing)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         let request = outlines_fingerprint(&root, &outlines);

@@ -36,7 +36,7 @@ pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use outline::{
     DOC_CHARS, FileOutline, OutlinePage, OutlineShown, OutlineSymbol, SIGNATURE_LINES, outline,
-    outline_page, outline_shown, outline_text, outlines, outlines_fingerprint,
+    outline_page, outline_shown, outline_text, outlines, outlines_fingerprint, outlines_listed,
 };
 pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
 pub use repo_mapper_render::{escape_control, push_escaped};
@@ -44,7 +44,7 @@ pub use repo_mapper_store::{
     CacheLocation, Problem, QUIET_LOG_TARGETS, ScanStats, StoreFallback, catches_panic_at,
 };
 pub use repo_mapper_tags::explore::Visibility;
-pub use repo_mapper_tags::{CutShort, Dialect, Limits};
+pub use repo_mapper_tags::{CutShort, Dialect, Limits, RACY_WINDOW};
 pub use request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };

@@ -4,6 +4,7 @@
 //! code (issue 27, part 1; seed 001's gate B), under a token cap.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use repo_mapper_render::TreeContext;
 use repo_mapper_tags::Dialect;
@@ -12,6 +13,7 @@ use repo_mapper_tags::explore::{self, Visibility};
 use crate::imports::{Import, ImportCategory, Resolver};
 use crate::show::{DefinedFile, ShowError};
 use crate::tokens::Tokenizer;
+use crate::walk::Listing;
 
 /// One symbol of a [`FileOutline`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,7 +79,27 @@ pub fn outlines<P: AsRef<Path>>(
     files: &[P],
     dialect: Dialect,
 ) -> Result<Vec<FileOutline>, ShowError> {
-    let mut resolver = Resolver::new(root);
+    outlines_by(Resolver::new(root), root, files, dialect)
+}
+
+/// [`outlines`], with `listing` (a walk of `root`, [`Listing::walk`]) standing for the
+/// repository's file list where imports are resolved: a server that keeps a walk while
+/// it holds ([`Listing::is_current`]) walks no tree per call.
+pub fn outlines_listed<P: AsRef<Path>>(
+    root: &Path,
+    files: &[P],
+    dialect: Dialect,
+    listing: Arc<Listing>,
+) -> Result<Vec<FileOutline>, ShowError> {
+    outlines_by(Resolver::listed(root, listing), root, files, dialect)
+}
+
+fn outlines_by<P: AsRef<Path>>(
+    mut resolver: Resolver,
+    root: &Path,
+    files: &[P],
+    dialect: Dialect,
+) -> Result<Vec<FileOutline>, ShowError> {
     files
         .iter()
         .map(|f| outline_with(&mut resolver, root, f.as_ref(), dialect))

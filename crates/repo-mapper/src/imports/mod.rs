@@ -10,11 +10,14 @@ mod stdlib;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use repo_mapper_tags::Language;
 use repo_mapper_tags::explore::RawImport;
 
 use manifests::Manifests;
+
+use crate::walk::Listing;
 
 /// Where an import comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,6 +63,8 @@ pub struct Import {
 /// manifests) for the next file.
 pub(crate) struct Resolver {
     root: PathBuf,
+    /// A walk of the root the caller kept, indexed instead of walking again.
+    listed: Option<Arc<Listing>>,
     files: Option<FileIndex>,
     manifests: HashMap<PathBuf, Manifests>,
 }
@@ -132,8 +137,18 @@ impl Resolver {
     pub(crate) fn new(root: &Path) -> Resolver {
         Resolver {
             root: root.to_path_buf(),
+            listed: None,
             files: None,
             manifests: HashMap::new(),
+        }
+    }
+
+    /// A resolver for `root` whose file index is made from `listed`, a walk of `root`
+    /// ([`Listing::walk`]), if it needs one.
+    pub(crate) fn listed(root: &Path, listed: Arc<Listing>) -> Resolver {
+        Resolver {
+            listed: Some(listed),
+            ..Resolver::new(root)
         }
     }
 
@@ -149,15 +164,21 @@ impl Resolver {
         }
     }
 
-    /// The repository's files and directories, indexed (listed on first use).
+    /// The repository's files and directories, indexed (listed on first use, unless the
+    /// resolver was given a listing).
     fn index(&mut self) -> &FileIndex {
-        let root = self.root.clone();
+        let (root, listed) = (&self.root, &self.listed);
         self.files.get_or_insert_with(|| {
-            let files = crate::walk::list_files(&root, None)
-                .iter()
-                .map(|p| crate::paths::rel_fname(&root, p))
-                .collect();
-            FileIndex::new(files)
+            let walked;
+            let files = match listed {
+                Some(listing) => &listing.files,
+                None => {
+                    walked = crate::walk::list_files(root, None);
+                    &walked
+                }
+            };
+            let files = files.iter().map(|p| crate::paths::rel_fname(root, p));
+            FileIndex::new(files.collect())
         })
     }
 

@@ -1,0 +1,86 @@
+//! Walks of the roots outlines were asked about, kept while they hold: an `outline` call
+//! resolves its files' imports against the repository's file list, and a kept walk that
+//! is still current ([`Listing::is_current`]: a `stat` per directory) costs a fraction
+//! of walking the tree again (the Linux tree: 78,000 files).
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use repo_mapper::Listing;
+
+/// Roots whose walks are kept: the most recently outlined.
+const KEPT: usize = 4;
+
+/// The kept walks, most recently used first.
+#[derive(Debug, Default)]
+pub(crate) struct Listings {
+    kept: Mutex<VecDeque<(PathBuf, Arc<Listing>)>>,
+}
+
+impl Listings {
+    /// A walk of `root` that holds now: the kept one if it is current, else a new one
+    /// (kept in its place). The lock is held only to look up and to keep, never while
+    /// walking or checking.
+    pub(crate) fn of(&self, root: &Path) -> Arc<Listing> {
+        let listing = self
+            .kept(root)
+            .filter(|l| l.is_current())
+            .unwrap_or_else(|| Arc::new(Listing::walk(root, None)));
+        self.keep(root, Arc::clone(&listing));
+        listing
+    }
+
+    fn kept(&self, root: &Path) -> Option<Arc<Listing>> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter()
+            .find(|(r, _)| r == root)
+            .map(|(_, l)| Arc::clone(l))
+    }
+
+    fn keep(&self, root: &Path, listing: Arc<Listing>) {
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(r, _)| r != root);
+        kept.push_front((root.to_owned(), listing));
+        kept.truncate(KEPT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_walk_serves_until_the_tree_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "import b\n").unwrap();
+        // Settled: a walk within the racy window of a change is never current.
+        std::thread::sleep(repo_mapper::RACY_WINDOW + std::time::Duration::from_millis(50));
+        let listings = Listings::default();
+        let first = listings.of(&root);
+        assert!(
+            Arc::ptr_eq(&first, &listings.of(&root)),
+            "the kept walk serves"
+        );
+        std::fs::create_dir(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/b.py"), "").unwrap();
+        let after = listings.of(&root);
+        assert!(!Arc::ptr_eq(&first, &after));
+        assert_eq!(after.files.len(), 2, "{:?}", after.files);
+    }
+
+    #[test]
+    fn walks_of_the_most_recent_roots_are_kept() {
+        let dirs: Vec<_> = (0..=KEPT).map(|_| tempfile::tempdir().unwrap()).collect();
+        let listings = Listings::default();
+        for dir in &dirs {
+            listings.of(dir.path());
+        }
+        assert!(
+            listings.kept(dirs[0].path()).is_none(),
+            "the least recent is dropped"
+        );
+        assert!(dirs[1..].iter().all(|d| listings.kept(d.path()).is_some()));
+    }
+}
