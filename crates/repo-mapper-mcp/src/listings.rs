@@ -1,7 +1,8 @@
-//! Walks of the roots outlines were asked about, kept while they hold: an `outline` call
-//! resolves its files' imports against the repository's file list, and a kept walk that
-//! is still current ([`Listing::is_current`]: a `stat` per directory) costs a fraction
-//! of walking the tree again (the Linux tree: 78,000 files).
+//! Walks of the roots outlines were asked about, kept while they hold: where an import's
+//! rule searches the repository's file list by suffix (Java and Kotlin, C#, Ruby, Swift,
+//! an include not found beside its file), an `outline` call needs a walk, and a kept one
+//! that is still current ([`Listing::is_current`]: a `stat` per directory) costs a
+//! fraction of walking the tree again.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};

@@ -165,8 +165,8 @@ impl Tools {
         if p.paths.is_empty() {
             return fail("paths is empty");
         }
-        let listing = self.listings.of(&root);
-        let outlines = outlines_listed(&root, &p.paths, Dialect::Default, listing)
+        let listing = || self.listings.of(&root);
+        let outlines = outlines_listed(&root, &p.paths, Dialect::Default, &listing)
             .or_else(|why| fail(escape_control(&why.to_string()).into_owned()))?;
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         let request = outlines_fingerprint(&root, &outlines);

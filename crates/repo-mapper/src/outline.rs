@@ -82,20 +82,21 @@ pub fn outlines<P: AsRef<Path>>(
     outlines_by(Resolver::new(root), root, files, dialect)
 }
 
-/// [`outlines`], with `listing` (a walk of `root`, [`Listing::walk`]) standing for the
-/// repository's file list where imports are resolved: a server that keeps a walk while
-/// it holds ([`Listing::is_current`]) walks no tree per call.
+/// [`outlines`], with `listing` giving a walk of `root` ([`Listing::walk`]) where an
+/// import's rule searches the repository's file list (called at most once, and only
+/// then): a server that keeps a walk while it holds ([`Listing::is_current`]) walks no
+/// tree per call.
 pub fn outlines_listed<P: AsRef<Path>>(
     root: &Path,
     files: &[P],
     dialect: Dialect,
-    listing: Arc<Listing>,
+    listing: &dyn Fn() -> Arc<Listing>,
 ) -> Result<Vec<FileOutline>, ShowError> {
     outlines_by(Resolver::listed(root, listing), root, files, dialect)
 }
 
 fn outlines_by<P: AsRef<Path>>(
-    mut resolver: Resolver,
+    mut resolver: Resolver<'_>,
     root: &Path,
     files: &[P],
     dialect: Dialect,
@@ -107,7 +108,7 @@ fn outlines_by<P: AsRef<Path>>(
 }
 
 fn outline_with(
-    resolver: &mut Resolver,
+    resolver: &mut Resolver<'_>,
     root: &Path,
     file: &Path,
     dialect: Dialect,

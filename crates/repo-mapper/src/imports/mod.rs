@@ -61,10 +61,11 @@ pub struct Import {
 
 /// Sorts imports of files under one root; keeps what it read (the repository's file list,
 /// manifests) for the next file.
-pub(crate) struct Resolver {
+pub(crate) struct Resolver<'l> {
     root: PathBuf,
-    /// A walk of the root the caller kept, indexed instead of walking again.
-    listed: Option<Arc<Listing>>,
+    /// Where a walk of the root comes from, if the caller keeps one: indexed instead of
+    /// walking again.
+    listed: Option<&'l dyn Fn() -> Arc<Listing>>,
     files: Option<FileIndex>,
     manifests: HashMap<PathBuf, Manifests>,
 }
@@ -132,9 +133,9 @@ fn ends_with_path(path: &str, tail: &str) -> bool {
             .is_some_and(|head| head.ends_with('/'))
 }
 
-impl Resolver {
+impl<'l> Resolver<'l> {
     /// A resolver for the canonical root `root`.
-    pub(crate) fn new(root: &Path) -> Resolver {
+    pub(crate) fn new(root: &Path) -> Resolver<'l> {
         Resolver {
             root: root.to_path_buf(),
             listed: None,
@@ -143,9 +144,9 @@ impl Resolver {
         }
     }
 
-    /// A resolver for `root` whose file index is made from `listed`, a walk of `root`
-    /// ([`Listing::walk`]), if it needs one.
-    pub(crate) fn listed(root: &Path, listed: Arc<Listing>) -> Resolver {
+    /// A resolver for `root` whose file index, if a rule needs one, is made from the walk
+    /// of `root` that `listed` gives ([`Listing::walk`]).
+    pub(crate) fn listed(root: &Path, listed: &'l dyn Fn() -> Arc<Listing>) -> Resolver<'l> {
         Resolver {
             listed: Some(listed),
             ..Resolver::new(root)
@@ -169,9 +170,12 @@ impl Resolver {
     fn index(&mut self) -> &FileIndex {
         let (root, listed) = (&self.root, &self.listed);
         self.files.get_or_insert_with(|| {
-            let walked;
+            let (listing, walked);
             let files = match listed {
-                Some(listing) => &listing.files,
+                Some(listed) => {
+                    listing = listed();
+                    &listing.files
+                }
                 None => {
                     walked = crate::walk::list_files(root, None);
                     &walked

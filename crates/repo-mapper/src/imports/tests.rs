@@ -1,7 +1,7 @@
 use std::fs;
 
 use repo_mapper_tags::explore::{ImportForm, imports};
-use repo_mapper_tags::{Language, Limits, parse_within};
+use repo_mapper_tags::{Dialect, Language, Limits, parse_within};
 
 use super::*;
 
@@ -295,4 +295,40 @@ fn forms_are_kept() {
         imports(Language::C, source, &tree).unwrap()[0].form,
         ImportForm::Relative
     );
+}
+
+/// A kept walk stands for the repository's file list only where a rule searches it, and
+/// sorts every import as a walk of its own would.
+#[test]
+fn outlines_take_the_callers_walk_only_when_a_rule_needs_one() {
+    let (_d, root) = repo(&[
+        ("src/main/java/com/acme/Util.java", "package com.acme;\n"),
+        (
+            "src/main/java/com/acme/App.java",
+            "package com.acme;\nimport java.util.List;\nimport com.acme.Util;\n",
+        ),
+        ("pkg/mod.py", "import os\nfrom . import util\n"),
+        ("pkg/util.py", ""),
+    ]);
+    let walks = std::cell::Cell::new(0);
+    let listing = || {
+        walks.set(walks.get() + 1);
+        Arc::new(Listing::walk(&root, None))
+    };
+    let python = crate::outlines_listed(&root, &["pkg/mod.py"], Dialect::Default, &listing);
+    assert_eq!(walks.get(), 0, "Python's rules need no file list");
+    let alone = crate::outlines(&root, &["pkg/mod.py"], Dialect::Default);
+    assert_eq!(python.unwrap(), alone.unwrap());
+    let java = [
+        "src/main/java/com/acme/App.java",
+        "src/main/java/com/acme/Util.java",
+    ];
+    let listed = crate::outlines_listed(&root, &java, Dialect::Default, &listing).unwrap();
+    assert_eq!(walks.get(), 1, "one walk for all the files");
+    assert_eq!(
+        listed,
+        crate::outlines(&root, &java, Dialect::Default).unwrap()
+    );
+    let util = listed[0].imports.as_ref().unwrap()[1].path.as_deref();
+    assert_eq!(util, Some("src/main/java/com/acme/Util.java"));
 }
