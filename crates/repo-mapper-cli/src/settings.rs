@@ -33,8 +33,8 @@ pub(crate) struct Settings {
 impl Settings {
     /// Checks `cli` and resolves its paths against the current directory; with the
     /// session that will map them, created before the walk lists the files so that what
-    /// it starts on its own threads (reading the root's tag pack; the tokenizer's tables
-    /// unless counts kept from earlier runs may make them needless) overlaps the walk.
+    /// it starts on its own threads (reading the root's tag pack; the tokenizer's rank map
+    /// unless counts kept from earlier runs may make it needless) overlaps the walk.
     pub(crate) fn from_cli(cli: &Cli) -> Result<(Settings, RepoMap), Failure> {
         let cwd = std::env::current_dir()
             .map_err(|e| Failure::fatal(format!("error: no current directory: {e}")))?;
