@@ -198,7 +198,14 @@ impl Renderer {
 
     /// Drops the parses [`offer_parses`](Renderer::offer_parses) gave.
     pub fn forget_parses(&mut self) {
-        self.offered = Vec::new();
+        drop(self.take_parses());
+    }
+
+    /// Takes back the parses [`offer_parses`](Renderer::offer_parses) gave, for the
+    /// caller to free where it likes (a tree of a large file takes a millisecond or two to
+    /// free).
+    pub fn take_parses(&mut self) -> Vec<KeptParse> {
+        std::mem::take(&mut self.offered)
     }
 
     /// How many files this renderer has parsed (files whose scopes came from the scope

@@ -178,11 +178,19 @@ impl RepoMap {
             _ => Err(NoMap::NothingFits { budget, report }),
         };
         drop((ranking, ranked));
-        self.renderer.forget_parses();
-        if self.warm.is_none() {
-            release(scanned);
-        }
+        self.free_after(scanned);
         computed
+    }
+
+    /// Frees, off the answer's path ([`release`]), what a computation leaves: the scan's
+    /// tags (unless a warm session keeps them) and the parses offered to the renderer.
+    fn free_after(&mut self, scanned: Scanned) {
+        let parses = self.renderer.take_parses();
+        match self.warm {
+            None => release((scanned, parses)),
+            Some(_) if !parses.is_empty() => release(parses),
+            Some(_) => {}
+        }
     }
 
     /// What a scan's outcome calls for: a warning per problem.
