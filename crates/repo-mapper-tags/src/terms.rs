@@ -18,7 +18,8 @@ pub fn word_parts(text: &str, f: &mut impl FnMut(&str)) {
     word_parts_in(text, &mut String::new(), f);
 }
 
-/// [`word_parts`] with `part` as the buffer each part is made in; how many parts it gave.
+/// [`word_parts`] with `part` as the buffer each part is made in (one per text, not one
+/// per word: every file's words are counted on a cold run); how many parts it gave.
 fn word_parts_in(text: &str, part: &mut String, f: &mut impl FnMut(&str)) -> usize {
     let mut parts = 0;
     let mut flush = |part: &mut String| {
@@ -36,38 +37,12 @@ fn word_parts_in(text: &str, part: &mut String, f: &mut impl FnMut(&str)) -> usi
         if !c.is_alphabetic() || camel_hump {
             flush(part);
         }
-        if c.is_alphabetic() {
+        if c.is_ascii_alphabetic() {
+            part.push(c.to_ascii_lowercase());
+        } else if c.is_alphabetic() {
             part.extend(c.to_lowercase());
         }
         prev = Some(c);
-    }
-    flush(part);
-    parts
-}
-
-/// [`word_parts_in`] for ASCII text: the same parts, a byte at a time (most source files
-/// are ASCII, and every file's words are counted on a cold run).
-fn ascii_word_parts_in(text: &[u8], part: &mut String, f: &mut impl FnMut(&str)) -> usize {
-    let mut parts = 0;
-    let mut flush = |part: &mut String| {
-        singular(part);
-        if part.len() >= 3 {
-            parts += 1;
-            f(part);
-        }
-        part.clear();
-    };
-    part.clear();
-    let mut prev = 0u8;
-    for &b in text {
-        let camel_hump = b.is_ascii_uppercase() && prev.is_ascii_lowercase();
-        if !b.is_ascii_alphabetic() || camel_hump {
-            flush(part);
-        }
-        if b.is_ascii_alphabetic() {
-            part.push(char::from(b.to_ascii_lowercase()));
-        }
-        prev = b;
     }
     flush(part);
     parts
@@ -83,29 +58,12 @@ fn ascii_word_parts_in(text: &[u8], part: &mut String, f: &mut impl FnMut(&str))
 /// assert_eq!(words, ["fix", "table", "row", "tablerow", "add", "cell", "add_cell"]);
 /// ```
 pub fn code_words(text: &str, f: &mut impl FnMut(&str)) {
-    if text.is_ascii() {
-        ascii_code_words(text.as_bytes(), f);
-        return;
-    }
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let (mut part, mut whole) = (String::new(), String::new());
     for token in text.split(|c: char| !is_word(c)).filter(|t| !t.is_empty()) {
         if word_parts_in(token, &mut part, f) > 1 {
             whole.clear();
             whole.extend(token.chars().flat_map(char::to_lowercase));
-            f(&whole);
-        }
-    }
-}
-
-/// [`code_words`] of ASCII text, a byte at a time.
-fn ascii_code_words(text: &[u8], f: &mut impl FnMut(&str)) {
-    let is_word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
-    let (mut part, mut whole) = (String::new(), String::new());
-    for token in text.split(|b| !is_word(b)).filter(|t| !t.is_empty()) {
-        if ascii_word_parts_in(token, &mut part, f) > 1 {
-            whole.clear();
-            whole.extend(token.iter().map(|b| char::from(b.to_ascii_lowercase())));
             f(&whole);
         }
     }
@@ -314,8 +272,8 @@ mod tests {
 
     use super::*;
 
-    /// [`code_words`] without its ASCII path.
-    fn char_code_words(text: &str) -> Vec<String> {
+    /// [`code_words`] composed plainly from [`word_parts`], a buffer per word.
+    fn plain_code_words(text: &str) -> Vec<String> {
         let is_word = |c: char| c.is_alphanumeric() || c == '_';
         let mut words = Vec::new();
         for token in text.split(|c: char| !is_word(c)).filter(|t| !t.is_empty()) {
@@ -337,22 +295,13 @@ mod tests {
 
     proptest! {
         #[test]
-        fn ascii_text_gives_the_words_the_char_path_gives(
+        fn code_words_are_word_parts_and_their_wholes(
             text in "([A-Za-z]{0,9}[_0-9]{0,2}[ .,()\\-]{0,2}){0,30}",
-            any in "[\\x00-\\x7f]{0,120}",
+            any in "\\PC{0,120}",
         ) {
-            prop_assert_eq!(words_of(&text), char_code_words(&text));
-            prop_assert_eq!(words_of(&any), char_code_words(&any));
+            prop_assert_eq!(words_of(&text), plain_code_words(&text));
+            prop_assert_eq!(words_of(&any), plain_code_words(&any));
         }
-    }
-
-    #[test]
-    fn ascii_text_splits_as_it_would_beside_other_text() {
-        // `é` (one letter, too short to be a word) sends the second text down the char path.
-        let ascii = "HTTPServer parse_URL2json getValues x-y __init__ ABCdef aBC classes";
-        let words = words_of(ascii);
-        assert_eq!(words.len(), 11, "{words:?}");
-        assert_eq!(words, words_of(&format!("{ascii} é")));
     }
 
     #[test]
