@@ -71,6 +71,68 @@ mod tests {
         assert_eq!(after.files.len(), 2, "{:?}", after.files);
     }
 
+    /// The outline of `App.java` by `server`, its imports resolved against the walk the
+    /// server keeps for `root`.
+    fn outline(server: &crate::RepoMapServer, root: &Path) -> serde_json::Value {
+        let params = crate::OutlineParams {
+            project_root: root.display().to_string(),
+            paths: vec!["src/main/java/com/acme/App.java".into()],
+            ..Default::default()
+        };
+        server.outline_json(&params).unwrap()
+    }
+
+    fn server(root: &Path) -> crate::RepoMapServer {
+        let options = crate::ServerOptions {
+            roots: vec![root.to_owned()],
+            ..Default::default()
+        };
+        crate::RepoMapServer::new(options)
+    }
+
+    /// A warm server's outline equals a fresh server's after every kind of change to the
+    /// files an import resolves to: added, renamed, deleted, and added with the
+    /// directory's mtime put back (each change made after the kept walk had settled, so
+    /// that only the check can tell).
+    #[test]
+    fn a_warm_outline_equals_a_fresh_one_after_every_kind_of_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let java = root.join("src/main/java/com/acme");
+        std::fs::create_dir_all(&java).unwrap();
+        let imports = "package com.acme;\nimport com.acme.Util;\nimport com.acme.Help;\n";
+        std::fs::write(java.join("App.java"), format!("{imports}class App {{}}\n")).unwrap();
+        let warm = server(&root);
+        let util = java.join("Util.java");
+        let changes: [(&str, &dyn Fn()); 4] = [
+            ("add", &|| {
+                std::fs::write(&util, "package com.acme;\n").unwrap()
+            }),
+            ("rename", &|| {
+                std::fs::rename(&util, java.join("Help.java")).unwrap()
+            }),
+            ("delete", &|| {
+                std::fs::remove_file(java.join("Help.java")).unwrap()
+            }),
+            ("add, mtime put back", &|| {
+                let before = std::fs::metadata(&java).unwrap().modified().unwrap();
+                std::fs::write(&util, "package com.acme;\n").unwrap();
+                std::fs::File::open(&java)
+                    .unwrap()
+                    .set_modified(before)
+                    .unwrap();
+            }),
+        ];
+        for (what, change) in changes {
+            std::thread::sleep(repo_mapper::RACY_WINDOW + std::time::Duration::from_millis(50));
+            let before = outline(&warm, &root);
+            change();
+            let after = outline(&warm, &root);
+            assert_ne!(after, before, "{what}: the imports resolve elsewhere");
+            assert_eq!(after, outline(&server(&root), &root), "{what}");
+        }
+    }
+
     #[test]
     fn walks_of_the_most_recent_roots_are_kept() {
         let dirs: Vec<_> = (0..=KEPT).map(|_| tempfile::tempdir().unwrap()).collect();
