@@ -1,6 +1,7 @@
 //! `cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] [--message
-//! TEXT] [--profile P]`: the MCP server kept warm (issue 15), optionally with a user
-//! message per call and another profile.
+//! TEXT] [--profile P] [--binary PATH]`: the MCP server kept warm (issue 15), optionally
+//! with a user message per call and another profile; `--binary` times another build (an
+//! earlier commit's, to compare two builds in one sitting) instead of this one's.
 //!
 //! Starts `repo-mapper mcp` (release) as an agent does, speaks JSON-RPC to it on its
 //! stdin and stdout, and calls `repo_map` `--calls` times, each with another chat file
@@ -33,6 +34,8 @@ struct Options {
     message: Option<String>,
     /// The profile asked for (the server's default when unset).
     profile: Option<String>,
+    /// The `repo-mapper` binary to time (default: this workspace's release build).
+    binary: Option<PathBuf>,
 }
 
 /// A running server and the connection to it.
@@ -46,7 +49,10 @@ struct Server {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let o = parse_args(args)?;
     let root = repository(&o.repo)?;
-    let binary = build_release()?;
+    let binary = match &o.binary {
+        Some(binary) => binary.clone(),
+        None => build_release()?,
+    };
     let chats = chat_files(&root)?;
     ensure!(!chats.is_empty(), "no source file to put in the chat");
     let mut server = Server::start(&binary, &root)?;
@@ -101,6 +107,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         budget: 1024,
         message: None,
         profile: None,
+        binary: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -111,9 +118,10 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--budget" => o.budget = value()?.parse()?,
             "--message" => o.message = Some(value()?.clone()),
             "--profile" => o.profile = Some(value()?.clone()),
+            "--binary" => o.binary = Some(PathBuf::from(value()?)),
             _ => bail!(
                 "usage: cargo xtask bench mcp [--repo linux|django|PATH] [--calls N] [--budget N] \
-                 [--message TEXT] [--profile P]"
+                 [--message TEXT] [--profile P] [--binary PATH]"
             ),
         }
     }

@@ -82,9 +82,12 @@ pub fn ident_mentions(text: &str) -> BTreeSet<String> {
 /// by their whole path (either slash) or by a unique, file-like basename that is not the
 /// basename of a chat file.
 pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) -> BTreeSet<String> {
-    let words = message_words(text);
-    let normalized: HashSet<String> = words.iter().map(|w| w.replace('\\', "/")).collect();
-    let chat: HashSet<&str> = chat_files.iter().map(String::as_str).collect();
+    let words = Names::new(message_words(text).into_iter().map(Cow::Borrowed));
+    let normalized = Names::new(words.iter().map(|w| match w.contains('\\') {
+        true => Cow::Owned(w.replace('\\', "/")),
+        false => Cow::Borrowed(w),
+    }));
+    let chat = Names::new(chat_files.iter().map(|f| Cow::Borrowed(f.as_str())));
     let existing: HashSet<&str> = chat_files.iter().map(|f| basename(f)).collect();
     let mut mentioned = BTreeSet::new();
     // Only basenames among the message's words can be mentioned by basename: the others
@@ -113,6 +116,32 @@ pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) ->
     mentioned
 }
 
+/// A few names (a message's words, the chat files) that every file of the repository is
+/// looked up in: a name of a length none of them has is turned away unhashed.
+struct Names<'n> {
+    set: HashSet<Cow<'n, str>>,
+    lengths: Vec<bool>,
+}
+
+impl<'n> Names<'n> {
+    fn new(names: impl Iterator<Item = Cow<'n, str>>) -> Self {
+        let set: HashSet<Cow<'n, str>> = names.collect();
+        let mut lengths = vec![false; set.iter().map(|n| n.len() + 1).max().unwrap_or(0)];
+        for name in &set {
+            lengths[name.len()] = true;
+        }
+        Names { set, lengths }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.lengths.get(name.len()).copied().unwrap_or(false) && self.set.contains(name)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.set.iter().map(|n| n.as_ref())
+    }
+}
+
 /// The words of `get_file_mentions`: split on whitespace, sentence punctuation dropped
 /// from the end, then quotes and emphasis from both ends.
 fn message_words(text: &str) -> HashSet<&str> {
@@ -126,20 +155,31 @@ fn message_words(text: &str) -> HashSet<&str> {
 /// `Coder.get_ident_filename_matches`: the files whose stem, lowercased and at least five
 /// characters long, equals a mentioned identifier of five characters or more, lowercased.
 pub fn ident_filename_matches(idents: &BTreeSet<String>, all_files: &[String]) -> BTreeSet<String> {
-    let mut by_stem: HashMap<String, Vec<&str>> = HashMap::new();
+    // The message's few long identifiers are looked up by each file's stem, lowercased in
+    // one reused buffer: no table of every file's stem is built.
+    let wanted: HashSet<String> = (idents.iter())
+        .filter(|i| i.chars().count() >= 5)
+        .map(|i| i.to_lowercase())
+        .collect();
+    let mut matches = BTreeSet::new();
+    if wanted.is_empty() {
+        return matches;
+    }
+    let mut lowered = String::new();
     for rel in all_files {
         if rel.is_empty() || rel == "." {
             continue;
         }
-        let stem = stem(rel).to_lowercase();
-        if stem.chars().count() >= 5 {
-            by_stem.entry(stem).or_default().push(rel);
+        let stem = stem(rel);
+        if stem.is_ascii() {
+            lowered.clear();
+            lowered.push_str(stem);
+            lowered.make_ascii_lowercase();
+        } else {
+            lowered = stem.to_lowercase();
         }
-    }
-    let mut matches = BTreeSet::new();
-    for ident in idents.iter().filter(|i| i.chars().count() >= 5) {
-        if let Some(rels) = by_stem.get(&ident.to_lowercase()) {
-            matches.extend(rels.iter().map(|r| (*r).to_owned()));
+        if lowered.chars().count() >= 5 && wanted.contains(&lowered) {
+            matches.insert(rel.clone());
         }
     }
     matches
@@ -237,6 +277,52 @@ mod tests {
         );
         let short = files(&["a/main.py"]);
         assert!(ident_filename_matches(&set(&["main"]), &short).is_empty());
+    }
+
+    /// `get_ident_filename_matches` as Aider writes it: a table of every file's
+    /// lowercased stem, looked up by each long identifier.
+    fn ident_filename_matches_by_table(
+        idents: &BTreeSet<String>,
+        all_files: &[String],
+    ) -> BTreeSet<String> {
+        let mut by_stem: HashMap<String, Vec<&str>> = HashMap::new();
+        for rel in all_files.iter().filter(|r| !r.is_empty() && *r != ".") {
+            let stem = stem(rel).to_lowercase();
+            if stem.chars().count() >= 5 {
+                by_stem.entry(stem).or_default().push(rel);
+            }
+        }
+        (idents.iter().filter(|i| i.chars().count() >= 5))
+            .filter_map(|i| by_stem.get(&i.to_lowercase()))
+            .flatten()
+            .map(|r| (*r).to_owned())
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// Case folding that changes a name's length (`İ`, `ẞ`, the Kelvin sign), stems
+        /// of three to six characters, names with directories and suffixes made of the
+        /// identifiers' own words: the stems looked up one by one match what the table
+        /// gives.
+        #[test]
+        fn identifier_stem_matches_equal_the_table_of_stems(
+            words in proptest::collection::vec("[a-cA-CİẞK]{3,6}", 1..5),
+            ident_picks in proptest::collection::vec((0..5usize, proptest::bool::ANY), 0..5),
+            name_picks in proptest::collection::vec((0..5usize, 0..3usize, 0..3usize), 0..12),
+        ) {
+            let word = |i: usize| &words[i % words.len()];
+            let idents: BTreeSet<String> = (ident_picks.iter())
+                .map(|&(i, upper)| if upper { word(i).to_uppercase() } else { word(i).clone() })
+                .collect();
+            let (dirs, suffixes) = (["", "a/", "b/c/"], ["", ".py", ".tar.gz"]);
+            let names: Vec<String> = (name_picks.iter())
+                .map(|&(i, d, e)| format!("{}{}{}", dirs[d], word(i), suffixes[e]))
+                .collect();
+            proptest::prop_assert_eq!(
+                ident_filename_matches(&idents, &names),
+                ident_filename_matches_by_table(&idents, &names)
+            );
+        }
     }
 
     #[test]
