@@ -284,21 +284,13 @@ impl FileRun<'_> {
     ) -> FoundTags<'t> {
         let bounds = self.bounds;
         let Some(walk) = &compiled.tag_walk else {
-            // Without a walk, `registry::compiled` compiled the query (or failed).
-            let Ok(query) = compiled.tags.get() else {
-                return FoundTags::default();
-            };
-            let (groups, incomplete) =
-                captures_by_name(query, root, self.bytes, self.dialect, drop, bounds);
-            let too_deep = false;
-            return FoundTags {
-                groups,
-                incomplete,
-                too_deep,
-            };
+            return self.queried_groups(compiled, root, drop);
         };
         let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
-        let walked = walk.captures(root, max_depth, bounds.deadline);
+        let walked = walk.captures(root, self.bytes, max_depth, bounds.deadline);
+        if walked.tied {
+            return self.queried_groups(compiled, root, drop);
+        }
         let mut groups = Groups::new(walk.capture_count());
         for (index, node) in walked.found {
             groups.add(index, walk.role(index), node, drop);
@@ -310,6 +302,26 @@ impl FileRun<'_> {
             groups: groups.groups,
             incomplete: !walked.complete,
             too_deep: walked.too_deep,
+        }
+    }
+
+    /// The tag query's captures grouped by name, found by the query (compiled on first
+    /// use where a walk stands in for it; none if it does not compile).
+    fn queried_groups<'t>(
+        &self,
+        compiled: &'static Compiled,
+        root: Node<'t>,
+        drop: &dyn Fn(Capture, Node<'t>) -> bool,
+    ) -> FoundTags<'t> {
+        let Ok(query) = compiled.tags.get() else {
+            return FoundTags::default();
+        };
+        let (groups, incomplete) =
+            captures_by_name(query, root, self.bytes, self.dialect, drop, self.bounds);
+        FoundTags {
+            groups,
+            incomplete,
+            too_deep: false,
         }
     }
 
@@ -875,12 +887,16 @@ mod tests {
         eprintln!("{files} files agree ({langs:?})");
     }
 
-    /// The tag query's captures of `source` (a Python file), as (sub-kind, byte range) in
-    /// the query's order: by the query when `walk` is false, else by the tag walk.
-    fn python_tags(source: &str, walk: bool) -> Vec<(&'static str, std::ops::Range<usize>)> {
-        let compiled = registry::compiled(Language::Python).unwrap();
+    /// The tag query's captures of `source` (a file in `lang`), as (sub-kind, byte range)
+    /// in the query's order: by the query when `walk` is false, else by the tag walk.
+    fn query_tags(
+        lang: Language,
+        source: &str,
+        walk: bool,
+    ) -> Vec<(&'static str, std::ops::Range<usize>)> {
+        let compiled = registry::compiled(lang).unwrap();
         let limits = Limits::default();
-        let tree = parse_within(Language::Python, source, &limits).unwrap();
+        let tree = parse_within(lang, source, &limits).unwrap();
         let bounds = QueryBounds {
             deadline: limits.deadline(),
             max_start_depth: None,
@@ -889,11 +905,11 @@ mod tests {
         let (root, bytes) = (tree.root_node(), source.as_bytes());
         let (groups, incomplete) = if walk {
             let file = FileRun {
-                lang: Language::Python,
+                lang,
                 dialect: Dialect::Default,
                 bytes,
-                rel_fname: Arc::from("a.py"),
-                fname: Arc::from(Path::new("a.py")),
+                rel_fname: Arc::from("a"),
+                fname: Arc::from(Path::new("a")),
                 bounds,
             };
             let found = file.tag_groups(compiled, root, &no_drops);
@@ -909,42 +925,72 @@ mod tests {
             .collect()
     }
 
-    /// Whether the Python files under `dir` get the same captures from walk and query
-    /// (asserted); how many were compared.
-    fn tag_walk_agrees_with_query_under(dir: &Path) -> usize {
-        let mut files = 0;
+    /// Whether the tag walk leaves `source` to the query: two of its captures start at
+    /// one byte.
+    fn walk_ties(lang: Language, source: &str) -> bool {
+        let walk = registry::compiled(lang).unwrap().tag_walk.as_ref().unwrap();
+        let limits = Limits::default();
+        let tree = parse_within(lang, source, &limits).unwrap();
+        let walked = walk.captures(
+            tree.root_node(),
+            source.as_bytes(),
+            u32::MAX,
+            limits.deadline(),
+        );
+        walked.tied
+    }
+
+    /// The languages whose tag query has a walk.
+    const WALKED: [Language; 2] = [Language::Python, Language::JavaScript];
+
+    /// Whether the files under `dir` in a language with a tag walk get the same captures
+    /// from walk and query (asserted); per language, how many were compared and how many
+    /// of them the walk left to the query (ties).
+    fn tag_walk_agrees_with_query_under(dir: &Path) -> HashMap<Language, (usize, usize)> {
+        let mut files: HashMap<Language, (usize, usize)> = HashMap::new();
         for path in files_under(dir) {
-            if Language::for_path(&path, Dialect::Default) == Some(Language::Python)
+            if let Some(lang) = Language::for_path(&path, Dialect::Default)
+                && WALKED.contains(&lang)
                 && let Ok(Some(source)) = read_source(&path)
             {
-                let walked = python_tags(&source, true);
-                assert_eq!(walked, python_tags(&source, false), "{}", path.display());
-                files += 1;
+                let walked = query_tags(lang, &source, true);
+                assert_eq!(
+                    walked,
+                    query_tags(lang, &source, false),
+                    "{}",
+                    path.display()
+                );
+                let counts = files.entry(lang).or_default();
+                counts.0 += 1;
+                counts.1 += usize::from(walk_ties(lang, &source));
             }
         }
         files
     }
 
     #[test]
-    fn python_extraction_walks_the_tree() {
-        let compiled = registry::compiled(Language::Python).unwrap();
-        assert!(
-            compiled.tag_walk.is_some(),
-            "python-tags.scm changed: prove the walk again (tag_walk.rs), then update \
-             PROVEN_AGAINST to {:#x}",
-            crate::fnv1a(
-                crate::FNV_OFFSET,
-                registry::tags_query_source(Language::Python).text.bytes()
-            )
-        );
+    fn python_and_javascript_extraction_walk_the_tree() {
+        for lang in WALKED {
+            let compiled = registry::compiled(lang).unwrap();
+            let source = registry::tags_query_source(lang);
+            assert!(
+                compiled.tag_walk.is_some(),
+                "{} changed: prove the walk again (tag_walk.rs), then update its PROVEN_* \
+                 fingerprint to {:#x}",
+                source.path,
+                crate::fnv1a(crate::FNV_OFFSET, source.text.bytes())
+            );
+        }
     }
 
     #[test]
-    fn the_tag_walk_finds_what_the_query_finds_on_every_python_fixture() {
+    fn the_tag_walk_finds_what_the_query_finds_on_every_fixture() {
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
         let files = tag_walk_agrees_with_query_under(&fixtures);
-        assert!(files >= 10, "{files} files");
-        eprintln!("{files} python files agree");
+        eprintln!("files that agree: {files:?}");
+        assert!(files[&Language::Python].0 >= 10, "{files:?}");
+        assert!(files[&Language::JavaScript].0 >= 3, "{files:?}");
+        assert_eq!(files[&Language::JavaScript].1, 0, "{files:?}");
     }
 
     /// The same on any directory: `REPO_MAPPER_TAG_WALK_CHECK=DIR cargo test --release -p
@@ -955,7 +1001,7 @@ mod tests {
         let dir =
             std::env::var_os("REPO_MAPPER_TAG_WALK_CHECK").expect("REPO_MAPPER_TAG_WALK_CHECK");
         let files = tag_walk_agrees_with_query_under(Path::new(&dir));
-        eprintln!("{files} python files agree");
+        eprintln!("files that agree: {files:?}");
     }
 
     #[test]
@@ -963,10 +1009,38 @@ mod tests {
         // `bar`'s call is met first, but `foo` (inside it) starts before `bar`; groups
         // come in order of first appearance, each in source order.
         let src = "x = foo(1).bar(2)\nclass A(B):\n    def f(self): g(h(i).j())\n";
-        let walked = python_tags(src, true);
-        assert_eq!(walked, python_tags(src, false));
+        let walked = query_tags(Language::Python, src, true);
+        assert_eq!(walked, query_tags(Language::Python, src, false));
         let names: Vec<&str> = walked.iter().map(|(_, r)| &src[r.clone()]).collect();
         assert_eq!(names, ["x", "foo", "bar", "g", "h", "j", "A", "f"]);
+    }
+
+    #[test]
+    fn the_javascript_walk_keeps_the_predicates_and_the_comments_patterns() {
+        let src = "// a\n/* b */\nclass A { constructor() {} m() { require(x); r(); } }\n\
+                   const f = () => 1, g = 2, h = function () {};\n\
+                   o.p = function () {}; q = () => 0; ({ k: () => 1, l: 2 });\n\
+                   new a.B(); s.t(); function* u() {}\n";
+        let walked = query_tags(Language::JavaScript, src, true);
+        assert_eq!(walked, query_tags(Language::JavaScript, src, false));
+        let names: Vec<&str> = walked.iter().map(|(_, r)| &src[r.clone()]).collect();
+        assert!(!walk_ties(Language::JavaScript, src));
+        assert_eq!(
+            names,
+            ["A", "m", "r", "t", "f", "h", "p", "q", "k", "u", "a.B"]
+        );
+    }
+
+    #[test]
+    fn captures_at_one_byte_are_left_to_the_query() {
+        // `new`'s match ends at its constructor `async`t`?.\nfunction`, before the call
+        // `async`t`` below it is met: the query gives the class first, though the call's
+        // pattern comes first.
+        let src = "=new async `t`?.\nfunction ";
+        assert!(walk_ties(Language::JavaScript, src));
+        let tags = query_tags(Language::JavaScript, src, true);
+        assert_eq!(tags, query_tags(Language::JavaScript, src, false));
+        assert_eq!(tags, [("class", 5..25), ("call", 5..10)]);
     }
 
     /// Python-ish token soup: broken syntax, error recovery and missing nodes included.
@@ -980,11 +1054,70 @@ mod tests {
         prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
     }
 
+    /// JavaScript-ish token soup, every kind the walk looks for within reach.
+    fn javascript_soup() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let token = prop::sample::select(vec![
+            "a",
+            "b",
+            "require",
+            "constructor",
+            ".",
+            "x.y",
+            "=",
+            "=>",
+            "(",
+            ")",
+            "{",
+            "}",
+            ":",
+            ",",
+            ";",
+            "\n",
+            "function ",
+            "function* ",
+            "class ",
+            "new ",
+            "const ",
+            "let ",
+            "var ",
+            "return ",
+            "async ",
+            "static ",
+            "get ",
+            "#p",
+            "[",
+            "]",
+            "1",
+            "'s'",
+            "`t`",
+            "// c\n",
+            "/* d */",
+            "*",
+            "?.",
+            "extends ",
+        ]);
+        prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
         #[test]
         fn the_tag_walk_finds_what_the_query_finds_in_any_token_soup(src in python_soup()) {
-            proptest::prop_assert_eq!(python_tags(&src, true), python_tags(&src, false));
+            proptest::prop_assert_eq!(
+                query_tags(Language::Python, &src, true),
+                query_tags(Language::Python, &src, false)
+            );
+        }
+
+        #[test]
+        fn the_javascript_walk_finds_what_the_query_finds_in_any_token_soup(
+            src in javascript_soup()
+        ) {
+            proptest::prop_assert_eq!(
+                query_tags(Language::JavaScript, &src, true),
+                query_tags(Language::JavaScript, &src, false)
+            );
         }
     }
 

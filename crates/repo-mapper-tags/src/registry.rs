@@ -195,9 +195,11 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
         .get_or_init(|| {
             let spec = lang.spec();
             let language = grammar(lang);
-            let tag_walk = (lang == Language::Python)
-                .then(|| TagWalk::python(spec.tags.text, &language))
-                .flatten();
+            let tag_walk = match lang {
+                Language::Python => TagWalk::python(spec.tags.text, &language),
+                Language::JavaScript => TagWalk::javascript(spec.tags.text, &language),
+                _ => None,
+            };
             let ident_walk = spec
                 .idents
                 .and_then(|src| IdentWalk::parse(src.text, &language));
