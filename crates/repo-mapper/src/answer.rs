@@ -1,16 +1,20 @@
 //! [`Answer`]: a map asked for together with what the user said, and its JSON — the one
 //! shape both the CLI (`--format json`) and the MCP server (`repo_map`) print.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::{BufWriter, Write};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
+use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::{Map, Value};
 
 use crate::config::{Config, profile_name};
 use crate::map::RepoMap;
 use crate::mentions::Mentions;
 use crate::paths::rel_fname;
-use crate::request::{MapOutput, MapReport, MapRequest, NoMap};
+use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
 use repo_mapper_render::escape_control;
 
 /// What a map request made, with the mentions found in the user's message.
@@ -101,34 +105,53 @@ impl Answer {
     /// (milliseconds per step); with [`Config::full_report`], `entries` (the ranked list)
     /// and `file_ranks` too. File names are escaped ([`escape_control`]).
     pub fn to_json(&self, config: &Config) -> Map<String, Value> {
+        match serde_json::to_value(self.json(config, true)) {
+            Ok(Value::Object(json)) => json,
+            _ => Map::new(), // a struct of strings, numbers and lists serialises to an object
+        }
+    }
+
+    /// Writes [`Answer::to_json`] without `error` (the caller reports it otherwise),
+    /// pretty-printed (keys in order, two spaces a level) with every control character
+    /// escaped in strings, DEL and C1 too (JSON allows those raw), then a line break: as
+    /// it is serialised, with no JSON value built first (a full report lists every ranked
+    /// definition, 50,000 on Django).
+    pub fn write_json(&self, config: &Config, out: &mut impl Write) -> std::io::Result<()> {
+        let mut out = BufWriter::with_capacity(1 << 16, out);
+        let formatter = EscapingFormatter(PrettyFormatter::new());
+        let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+        self.json(config, false)
+            .serialize(&mut serializer)
+            .map_err(std::io::Error::other)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    /// The JSON's fields, borrowed; `error` only `with_error`.
+    fn json<'a>(&'a self, config: &'a Config, with_error: bool) -> AnswerJson<'a> {
         let report = self.report();
         let out = self.result.as_ref().ok();
-        let fields = json!({
-            "map": out.map(|o| o.text.as_str()),
-            "error": self.result.as_ref().err().map(ToString::to_string),
-            "budget": report.map_or(config.map_tokens, |r| r.budget),
-            "tokens": report.and_then(|r| r.tokens),
-            "files": report.map(|r| r.files),
-            "included_files": report.map(|r| self.included_files(r)),
-            "attempt": out.map(|o| o.attempt.number()),
-            "from_cache": out.is_some_and(|o| o.from_cache),
-            "mentions": self.mentions.as_ref().map(mentions_json),
-            "profile": profile_name(config.profile()),
-            "tokenizer": config.tokenizer.name(),
-            "scan": report.map(scan_json),
-            "timings": report.map(timings_json),
-        });
-        let Value::Object(mut json) = fields else {
-            return Map::new(); // `json!({…})` is an object
-        };
-        if config.full_report {
-            json.insert(
-                "entries".into(),
-                report.map_or_else(|| json!([]), entries_json),
-            );
-            json.insert("file_ranks".into(), json!(report.map(file_ranks_json)));
+        let full = config.full_report;
+        AnswerJson {
+            attempt: out.map(|o| o.attempt.number()),
+            budget: report.map_or(config.map_tokens, |r| r.budget),
+            entries: full.then(|| report.map_or(&[][..], |r| &r.entries[..])),
+            error: with_error.then(|| self.result.as_ref().err().map(ToString::to_string)),
+            file_ranks: full.then(|| report.map(file_ranks)),
+            files: report.map(|r| r.files),
+            from_cache: out.is_some_and(|o| o.from_cache),
+            included_files: report.map(|r| self.included_files(r)),
+            map: out.map(|o| o.text.as_str()),
+            mentions: self.mentions.as_ref().map(|m| MentionsJson {
+                files: m.files.iter().map(|f| escape_control(f)).collect(),
+                idents: &m.idents,
+            }),
+            profile: profile_name(config.profile()),
+            scan: report.map(ScanJson::of),
+            timings: report.map(TimingsJson::of),
+            tokenizer: config.tokenizer.name(),
+            tokens: report.and_then(|r| r.tokens),
         }
-        json
     }
 
     /// The files the map shows, in map order, once each (chat files rank but are never
@@ -144,62 +167,253 @@ impl Answer {
     }
 }
 
-fn mentions_json(m: &Mentions) -> Value {
-    let files: Vec<_> = m.files.iter().map(|f| escape_control(f)).collect();
-    json!({"files": files, "idents": m.idents})
+/// An answer's JSON, fields in key order (as `serde_json::Map` orders them).
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    attempt: Option<u8>,
+    budget: usize,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "entries")]
+    entries: Option<&'a [ReportEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file_ranks: Option<Option<BTreeMap<Cow<'a, str>, f64>>>,
+    files: Option<usize>,
+    from_cache: bool,
+    included_files: Option<Vec<String>>,
+    map: Option<&'a str>,
+    mentions: Option<MentionsJson<'a>>,
+    profile: &'static str,
+    scan: Option<ScanJson>,
+    timings: Option<TimingsJson>,
+    tokenizer: &'static str,
+    tokens: Option<f64>,
 }
 
-fn entries_json(report: &MapReport) -> Value {
-    let entries = report.entries.iter().map(|e| {
-        json!({
-            "file": escape_control(&e.file),
-            "ident": e.ident,
-            "line": e.line,
-            "rank": e.rank,
-            "stage": e.stage.as_str(),
-            "in_map": e.in_map,
-        })
+#[derive(Serialize)]
+struct MentionsJson<'a> {
+    files: Vec<Cow<'a, str>>,
+    idents: &'a BTreeSet<String>,
+}
+
+/// A ranked entry's JSON, fields in key order.
+#[derive(Serialize)]
+struct EntryJson<'a> {
+    file: Cow<'a, str>,
+    ident: Option<&'a str>,
+    in_map: bool,
+    line: Option<i32>,
+    rank: Option<f64>,
+    stage: &'static str,
+}
+
+/// The ranked list, each entry serialised as it is written.
+fn entries<S: Serializer>(entries: &Option<&[ReportEntry]>, s: S) -> Result<S::Ok, S::Error> {
+    let entries = entries.unwrap_or_default().iter().map(|e| EntryJson {
+        file: escape_control(&e.file),
+        ident: e.ident.as_deref(),
+        in_map: e.in_map,
+        line: e.line,
+        rank: e.rank,
+        stage: e.stage.as_str(),
     });
-    Value::Array(entries.collect())
+    s.collect_seq(entries)
 }
 
-fn file_ranks_json(report: &MapReport) -> Map<String, Value> {
-    let ranks = report.file_ranks.iter();
-    ranks
-        .map(|(f, rank)| (escape_control(f).into_owned(), json!(rank)))
+/// Each file's rank by escaped name (a later rank of the same name replaces an earlier
+/// one, as in a JSON object).
+fn file_ranks(report: &MapReport) -> BTreeMap<Cow<'_, str>, f64> {
+    (report.file_ranks.iter())
+        .map(|(f, rank)| (escape_control(f), *rank))
         .collect()
 }
 
 /// What the tag scan did (these counts differ between a cold and a warm run).
-fn scan_json(report: &MapReport) -> Value {
-    let s = &report.scan;
-    json!({
-        "files": s.files,
-        "checked": report.checked,
-        "hits": s.hits,
-        "hash_hits": s.hash_hits,
-        "read": s.misses + s.hash_hits + s.errors,
-        "parsed": s.misses,
-        "skipped": s.skipped,
-        "too_large": s.too_large,
-        "errors": s.errors,
-    })
+#[derive(Serialize)]
+struct ScanJson {
+    checked: usize,
+    errors: usize,
+    files: usize,
+    hash_hits: usize,
+    hits: usize,
+    parsed: usize,
+    read: usize,
+    skipped: usize,
+    too_large: usize,
+}
+
+impl ScanJson {
+    fn of(report: &MapReport) -> ScanJson {
+        let s = &report.scan;
+        ScanJson {
+            checked: report.checked,
+            errors: s.errors,
+            files: s.files,
+            hash_hits: s.hash_hits,
+            hits: s.hits,
+            parsed: s.misses,
+            read: s.misses + s.hash_hits + s.errors,
+            skipped: s.skipped,
+            too_large: s.too_large,
+        }
+    }
 }
 
 /// Where the computation spent its time, in milliseconds per step.
-fn timings_json(report: &MapReport) -> Value {
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let (t, rank) = (&report.timings, &report.timings.rank);
-    json!({
-        "history_ms": ms(t.history),
-        "admit_ms": ms(t.admit),
-        "scan_ms": ms(t.scan),
-        "index_ms": ms(rank.index),
-        "graph_ms": ms(rank.graph),
-        "pagerank_ms": ms(rank.pagerank),
-        "list_ms": ms(rank.list),
-        "fit_ms": ms(t.fit),
-        "report_ms": ms(t.report),
-        "total_ms": ms(report.elapsed),
-    })
+#[derive(Serialize)]
+struct TimingsJson {
+    admit_ms: f64,
+    fit_ms: f64,
+    graph_ms: f64,
+    history_ms: f64,
+    index_ms: f64,
+    list_ms: f64,
+    pagerank_ms: f64,
+    report_ms: f64,
+    scan_ms: f64,
+    total_ms: f64,
+}
+
+impl TimingsJson {
+    fn of(report: &MapReport) -> TimingsJson {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let (t, rank) = (&report.timings, &report.timings.rank);
+        TimingsJson {
+            admit_ms: ms(t.admit),
+            fit_ms: ms(t.fit),
+            graph_ms: ms(rank.graph),
+            history_ms: ms(t.history),
+            index_ms: ms(rank.index),
+            list_ms: ms(rank.list),
+            pagerank_ms: ms(rank.pagerank),
+            report_ms: ms(t.report),
+            scan_ms: ms(t.scan),
+            total_ms: ms(report.elapsed),
+        }
+    }
+}
+
+/// serde_json's pretty printer, escaping in strings the control characters it leaves
+/// raw (DEL, U+007F, and the C1 controls, U+0080–U+009F) as `\u007f`: every control
+/// character of the output is then escaped but its line breaks.
+struct EscapingFormatter(PrettyFormatter<'static>);
+
+impl Formatter for EscapingFormatter {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some(at) = rest.find(|c: char| c.is_control()) {
+            out.write_all(&rest.as_bytes()[..at])?;
+            let c = rest[at..].chars().next().unwrap_or_default();
+            write!(out, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        out.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(out)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.end_array(out)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(out)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(out)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.end_object(out)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(out, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(out)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CacheLocation, MapRequest, list_files};
+
+    /// The JSON as the CLI printed it before it was streamed: the value built, printed
+    /// pretty, then every control character but line breaks escaped.
+    fn built_then_printed(answer: &Answer, config: &Config) -> String {
+        let mut json = answer.to_json(config);
+        json.remove("error");
+        let pretty = serde_json::to_string_pretty(&json).unwrap();
+        let mut out = String::new();
+        for c in pretty.chars() {
+            match c.is_control() && c != '\n' {
+                true => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+                false => out.push(c),
+            }
+        }
+        out + "\n"
+    }
+
+    #[test]
+    fn the_streamed_json_is_the_built_json_printed() {
+        let root = std::env::temp_dir().join(format!("repo-mapper-json-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        // DEL and a C1 control in a line the map shows.
+        let shop = "class Order:  # \u{7f}\u{85}\n    def total(self): pass\n";
+        std::fs::write(root.join("shop.py"), shop).unwrap();
+        std::fs::write(
+            root.join("app.py"),
+            "from shop import Order\nOrder().total()\n",
+        )
+        .unwrap();
+        // DEL, a C1 control and ESC in a file name, and in the message's words.
+        std::fs::write(
+            root.join("odd\u{7f}\u{85}\u{1b}.py"),
+            "def odd(): Order()\n",
+        )
+        .unwrap();
+        for full_report in [false, true] {
+            let mut config = Config::new(&root);
+            config.cache = CacheLocation::Memory;
+            config.full_report = full_report;
+            let mut session = RepoMap::new(config);
+            let request = MapRequest::new(list_files(&root, None));
+            for message in [None, Some("Fix Order in odd\u{7f}\u{85}.py \"total\"")] {
+                let answer = session.answer(request.clone(), message, true);
+                let mut streamed = Vec::new();
+                answer.write_json(session.config(), &mut streamed).unwrap();
+                let streamed = String::from_utf8(streamed).unwrap();
+                assert_eq!(streamed, built_then_printed(&answer, session.config()));
+                assert!(!streamed.chars().any(|c| c.is_control() && c != '\n'));
+                assert_eq!(streamed.contains("\"entries\""), full_report);
+            }
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
