@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use repo_mapper::{
-    Anchors, CacheLocation, Config, Limits, MapRequest, RepoMap, list_files, prune_shared_cache,
-    shared_cache_dir,
+    Anchors, CacheLocation, Config, Limits, MapRequest, RepoMap, list_files, list_files_kept,
+    prune_shared_cache, shared_cache_dir,
 };
 
 use crate::Failure;
@@ -58,12 +58,30 @@ impl Settings {
 /// `$XDG_CACHE_HOME/repo-mapper` (an absolute one), else `$HOME/.cache/repo-mapper`;
 /// `None` without either (then each repository keeps `ROOT/.repo-mapper`).
 pub(crate) fn user_cache_base() -> Option<PathBuf> {
-    let absolute = |var: &str| {
-        let dir = PathBuf::from(std::env::var_os(var)?);
-        dir.is_absolute().then_some(dir)
-    };
-    let base = absolute("XDG_CACHE_HOME").or_else(|| Some(absolute("HOME")?.join(".cache")))?;
+    let base =
+        absolute_env("XDG_CACHE_HOME").or_else(|| Some(absolute_env("HOME")?.join(".cache")))?;
     Some(base.join("repo-mapper"))
+}
+
+/// The directory environment variable `var` names, if it is set to an absolute path.
+fn absolute_env(var: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(std::env::var_os(var)?);
+    dir.is_absolute().then_some(dir)
+}
+
+/// The user's git files that rule a walk from outside the repository: the global
+/// configuration (`core.excludesFile`) and the default global ignore file, where git
+/// looks for them (`$XDG_CONFIG_HOME/git`, else `$HOME/.config/git`; `$HOME/.gitconfig`).
+/// A kept walk is walked again when one of them changes.
+fn git_global_files() -> Vec<PathBuf> {
+    let home = absolute_env("HOME");
+    let config = absolute_env("XDG_CONFIG_HOME").or_else(|| Some(home.as_ref()?.join(".config")));
+    let git = config.map(|c| c.join("git"));
+    let mut files: Vec<PathBuf> = (git.iter())
+        .flat_map(|g| [g.join("config"), g.join("ignore")])
+        .collect();
+    files.extend(home.map(|h| h.join(".gitconfig")));
+    files
 }
 
 fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
@@ -118,9 +136,10 @@ fn request(cli: &Cli, config: &Config, cwd: &Path) -> Result<MapRequest, Failure
         CacheLocation::Dir(d) => Some(d.as_path()),
         CacheLocation::Memory => None,
     };
-    let other_files = match &cli.files_from {
-        Some(source) => read_files_from(source, root)?,
-        None => list_files(root, cache_dir),
+    let other_files = match (&cli.files_from, cache_dir) {
+        (Some(source), _) => read_files_from(source, root)?,
+        (None, Some(dir)) => list_files_kept(root, Some(dir), dir, &git_global_files()),
+        (None, None) => list_files(root, None),
     };
     Ok(MapRequest::new(other_files)
         .with_chat_files(chat_files)

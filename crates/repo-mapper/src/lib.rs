@@ -10,6 +10,7 @@ mod fallback;
 mod guard;
 mod history;
 mod imports;
+mod kept_walk;
 mod known_counts;
 mod map;
 mod mentions;
@@ -32,6 +33,7 @@ pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile,
 pub use guard::inside_root;
 pub use history::{HISTORY_COMMITS, History};
 pub use imports::{Import, ImportCategory};
+pub use kept_walk::list_files_kept;
 pub use map::{Progress, RepoMap};
 pub use mentions::{Mentions, file_mentions, ident_filename_matches, ident_mentions};
 pub use outline::{

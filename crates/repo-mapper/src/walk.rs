@@ -52,11 +52,11 @@ pub struct Listing {
     /// The files, as [`list_files`] gives them.
     pub files: Vec<PathBuf>,
     /// Directories walked and ignore files, with their stamp then.
-    watched: Watched,
+    pub(crate) watched: Watched,
     /// Whether a watched path changed within the racy window before the walk: then a
     /// later change within the same timestamp tick would leave its stamp as it was, and
     /// the walk is never taken as current.
-    racy: bool,
+    pub(crate) racy: bool,
 }
 
 impl Listing {
@@ -78,18 +78,18 @@ impl Listing {
 }
 
 /// Paths whose stamp tells whether a walk still holds, with that stamp.
-type Watched = Vec<(PathBuf, Option<FileStamp>)>;
+pub(crate) type Watched = Vec<(PathBuf, Option<FileStamp>)>;
 
-fn stamp(path: &Path) -> Option<FileStamp> {
+pub(crate) fn stamp(path: &Path) -> Option<FileStamp> {
     std::fs::symlink_metadata(path)
         .ok()
         .map(|m| FileStamp::of(&m))
 }
 
 /// Files in a directory that change what the walk ignores there.
-const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+pub(crate) const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 
-fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
+pub(crate) fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let started = SystemTime::now();
     let found = Mutex::new(Vec::new());
     let watched = Mutex::new(Vec::new());
