@@ -1,6 +1,7 @@
 //! `cargo xtask bench scale [--repo linux|django|PATH] [--runs N] [--budget N] [--no-aider]
-//! [--worktree]`: the whole `repo-mapper` process on a large repository, cold then warm
-//! (issue 14).
+//! [--worktree] [--binary PATH]`: the whole `repo-mapper` process on a large repository,
+//! cold then warm (issue 14); `--binary` times another build (an earlier commit's, to
+//! compare two builds in one sitting) instead of this one's.
 //!
 //! Fetches the repository (Debian's `linux-source-6.1`, the Django 5.2 sdist from PyPI)
 //! under `target/corpus/scale/`, builds the release binary, runs it once with an empty tag
@@ -34,6 +35,8 @@ struct Options {
     budget: usize,
     aider: bool,
     worktree: bool,
+    /// The `repo-mapper` binary to time (default: this workspace's release build).
+    binary: Option<PathBuf>,
 }
 
 /// One process run: wall time, peak RSS and the binary's JSON report.
@@ -46,7 +49,10 @@ struct Run {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
     let root = repository(&options.repo)?;
-    let binary = build_release()?;
+    let binary = match &options.binary {
+        Some(binary) => binary.clone(),
+        None => build_release()?,
+    };
     let out_dir = workspace_root().join("target/bench-scale");
     let cache = out_dir.join(format!("cache-{}", name_of(&options.repo)));
     fs::create_dir_all(&out_dir)?;
@@ -158,6 +164,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
         budget: 1024,
         aider: true,
         worktree: false,
+        binary: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -168,6 +175,7 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--budget" => options.budget = value()?.parse().context("--budget")?,
             "--no-aider" => options.aider = false,
             "--worktree" => options.worktree = true,
+            "--binary" => options.binary = Some(PathBuf::from(value()?)),
             other => bail!("unknown argument `{other}`"),
         }
     }
