@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use repo_mapper_store::BlobDir;
-use repo_mapper_tags::FileStamp;
+use repo_mapper_tags::{FileStamp, leb128};
 
 use crate::walk::{IGNORE_FILES, Listing, Watched, stamp, walk};
 
@@ -90,16 +90,20 @@ fn outside_watched(root: &Path, also_watched: &[PathBuf]) -> Watched {
     paths.into_iter().map(|p| (p.clone(), stamp(&p))).collect()
 }
 
-/// A walk as bytes: [`MAGIC`], whether it was racy, its watched paths (absolute) with
-/// their stamps, its files relative to `root`; numbers little-endian, each path after
-/// its length.
+/// A walk as bytes: [`MAGIC`], whether it was racy, its watched paths with their stamps,
+/// its files; numbers in LEB128 (`leb128`), a time's seconds zigzagged. Each list is
+/// sorted and each path written as the length it shares with the one before it, then
+/// the rest after its length; paths under `root` relative to it (a flag says which).
 fn encode(listing: &Listing, root: &Path) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 * (listing.files.len() + listing.watched.len()));
+    let mut out = Vec::with_capacity(24 * (listing.files.len() + listing.watched.len()));
     out.extend_from_slice(MAGIC);
     out.push(u8::from(listing.racy));
-    put_u32(&mut out, listing.watched.len());
-    for (path, stamp) in &listing.watched {
-        put_path(&mut out, path);
+    let mut watched: Vec<&(PathBuf, Option<FileStamp>)> = listing.watched.iter().collect();
+    watched.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    leb128::push(&mut out, watched.len() as u64);
+    let mut paths = PathWriter::new(root);
+    for (path, stamp) in watched {
+        paths.put(&mut out, path);
         match stamp {
             None => out.push(0),
             Some(s) => {
@@ -108,23 +112,28 @@ fn encode(listing: &Listing, root: &Path) -> Vec<u8> {
             }
         }
     }
-    put_u32(&mut out, listing.files.len());
+    leb128::push(&mut out, listing.files.len() as u64);
+    let mut paths = PathWriter::new(root);
     for file in &listing.files {
-        put_path(&mut out, file.strip_prefix(root).unwrap_or(file));
+        paths.put(&mut out, file);
     }
     out
 }
 
 /// The walk `encode` wrote, if `bytes` are one whole.
 fn decode(bytes: &[u8], root: &Path) -> Option<Listing> {
-    let mut r = Reader(bytes.strip_prefix(MAGIC)?);
+    let mut r = Reader {
+        bytes: bytes.strip_prefix(MAGIC)?,
+        root,
+        last: Vec::new(),
+    };
     let racy = match r.byte()? {
         0 => false,
         1 => true,
         _ => return None,
     };
     let mut watched = Vec::new();
-    for _ in 0..r.u32()? {
+    for _ in 0..r.number()? {
         let path = r.path()?;
         let stamp = match r.byte()? {
             0 => None,
@@ -133,79 +142,121 @@ fn decode(bytes: &[u8], root: &Path) -> Option<Listing> {
         };
         watched.push((path, stamp));
     }
+    r.last.clear();
     let mut files = Vec::new();
-    for _ in 0..r.u32()? {
-        files.push(root.join(r.path()?));
+    for _ in 0..r.number()? {
+        files.push(r.path()?);
     }
-    r.0.is_empty().then_some(Listing {
+    r.bytes.is_empty().then_some(Listing {
         files,
         watched,
         racy,
     })
 }
 
-fn put_u32(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+/// Writes paths front-coded against the one before.
+struct PathWriter<'r> {
+    root: &'r Path,
+    last: Vec<u8>,
 }
 
-fn put_path(out: &mut Vec<u8>, path: &Path) {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    put_u32(out, bytes.len());
-    out.extend_from_slice(bytes);
+impl<'r> PathWriter<'r> {
+    fn new(root: &'r Path) -> Self {
+        PathWriter {
+            root,
+            last: Vec::new(),
+        }
+    }
+
+    fn put(&mut self, out: &mut Vec<u8>, path: &Path) {
+        let (under, rel) = match path.strip_prefix(self.root) {
+            Ok(rel) => (1, rel),
+            Err(_) => (0, path),
+        };
+        let mut bytes = vec![under];
+        bytes.extend_from_slice(rel.as_os_str().as_encoded_bytes());
+        let shared = (self.last.iter().zip(&bytes))
+            .take_while(|(a, b)| a == b)
+            .count();
+        leb128::push(out, shared as u64);
+        leb128::push(out, (bytes.len() - shared) as u64);
+        out.extend_from_slice(&bytes[shared..]);
+        self.last = bytes;
+    }
 }
 
 fn put_stamp(out: &mut Vec<u8>, s: &FileStamp) {
-    out.extend_from_slice(&s.size.to_le_bytes());
+    leb128::push(out, s.size);
     for (secs, nanos) in [s.mtime, s.ctime] {
-        out.extend_from_slice(&secs.to_le_bytes());
-        out.extend_from_slice(&nanos.to_le_bytes());
+        leb128::push(out, zigzag(secs));
+        leb128::push(out, u64::from(nanos));
     }
-    out.extend_from_slice(&s.inode.to_le_bytes());
+    leb128::push(out, s.inode);
+}
+
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 
 /// Reads what `encode` wrote, front to back; `None` past the end.
-struct Reader<'b>(&'b [u8]);
+struct Reader<'b> {
+    bytes: &'b [u8],
+    root: &'b Path,
+    /// The last path read, as written (its flag, then its bytes).
+    last: Vec<u8>,
+}
 
 impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_first_chunk::<N>()?;
-        self.0 = rest;
-        Some(*head)
-    }
-
     fn byte(&mut self) -> Option<u8> {
-        self.take::<1>().map(|[b]| b)
+        let (&b, rest) = self.bytes.split_first()?;
+        self.bytes = rest;
+        Some(b)
     }
 
-    fn u32(&mut self) -> Option<u32> {
-        self.take().map(u32::from_le_bytes)
+    fn number(&mut self) -> Option<u64> {
+        leb128::take(&mut self.bytes)
     }
 
     fn path(&mut self) -> Option<PathBuf> {
-        let len = usize::try_from(self.u32()?).ok()?;
-        let bytes = self.0.get(..len)?;
-        self.0 = &self.0[len..];
+        let shared = usize::try_from(self.number()?).ok()?;
+        let len = usize::try_from(self.number()?).ok()?;
+        let rest = self.bytes.get(..len)?;
+        self.bytes = &self.bytes[len..];
+        self.last.truncate(shared);
+        if self.last.len() != shared {
+            return None;
+        }
+        self.last.extend_from_slice(rest);
+        let (&under, bytes) = self.last.split_first()?;
         // The bytes `as_encoded_bytes` gave on this platform (Unix: any bytes).
-        let text = std::str::from_utf8(bytes).ok();
-        text.map(PathBuf::from).or_else(|| unix_path(bytes))
+        let path = match std::str::from_utf8(bytes) {
+            Ok(text) => PathBuf::from(text),
+            Err(_) => unix_path(bytes)?,
+        };
+        match under {
+            0 => Some(path),
+            1 if path.as_os_str().is_empty() => Some(self.root.to_path_buf()),
+            1 => Some(self.root.join(path)),
+            _ => None,
+        }
     }
 
     fn stamp(&mut self) -> Option<FileStamp> {
-        let size = u64::from_le_bytes(self.take()?);
-        let mtime = (
-            i64::from_le_bytes(self.take()?),
-            u32::from_le_bytes(self.take()?),
-        );
-        let ctime = (
-            i64::from_le_bytes(self.take()?),
-            u32::from_le_bytes(self.take()?),
-        );
-        let inode = u64::from_le_bytes(self.take()?);
+        let size = self.number()?;
+        let mut time = || {
+            let secs = unzigzag(self.number()?);
+            Some((secs, u32::try_from(self.number()?).ok()?))
+        };
+        let (mtime, ctime) = (time()?, time()?);
         Some(FileStamp {
             size,
             mtime,
             ctime,
-            inode,
+            inode: self.number()?,
         })
     }
 }
