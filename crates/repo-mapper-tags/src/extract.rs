@@ -941,7 +941,7 @@ mod tests {
     }
 
     /// The languages whose tag query has a walk.
-    const WALKED: [Language; 2] = [Language::Python, Language::JavaScript];
+    const WALKED: [Language; 3] = [Language::Python, Language::JavaScript, Language::C];
 
     /// Whether the files under `dir` in a language with a tag walk get the same captures
     /// from walk and query (asserted); per language, how many were compared and how many
@@ -969,7 +969,7 @@ mod tests {
     }
 
     #[test]
-    fn python_and_javascript_extraction_walk_the_tree() {
+    fn python_javascript_and_c_extraction_walk_the_tree() {
         for lang in WALKED {
             let compiled = registry::compiled(lang).unwrap();
             let source = registry::tags_query_source(lang);
@@ -991,6 +991,8 @@ mod tests {
         assert!(files[&Language::Python].0 >= 10, "{files:?}");
         assert!(files[&Language::JavaScript].0 >= 3, "{files:?}");
         assert_eq!(files[&Language::JavaScript].1, 0, "{files:?}");
+        assert!(files[&Language::C].0 >= 3, "{files:?}");
+        assert_eq!(files[&Language::C].1, 0, "{files:?}");
     }
 
     /// The same on any directory: `REPO_MAPPER_TAG_WALK_CHECK=DIR cargo test --release -p
@@ -1100,8 +1102,55 @@ mod tests {
         prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
     }
 
+    /// C-ish token soup: declarations, typedefs, structs, unions and enums, broken or
+    /// not.
+    fn c_soup() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let token = prop::sample::select(vec![
+            "a",
+            "b",
+            "t",
+            "int ",
+            "struct ",
+            "union ",
+            "enum ",
+            "typedef ",
+            "static ",
+            "*",
+            "(",
+            ")",
+            "{",
+            "}",
+            ";",
+            ",",
+            "=",
+            "1",
+            "[",
+            "]",
+            "\n",
+            "#define X\n",
+            "#if A\n",
+            "#endif\n",
+            "void ",
+            "const ",
+            "...",
+            ":",
+            "// c\n",
+            "f(x)",
+        ]);
+        prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_c_walk_finds_what_the_query_finds_in_any_token_soup(src in c_soup()) {
+            proptest::prop_assert_eq!(
+                query_tags(Language::C, &src, true),
+                query_tags(Language::C, &src, false)
+            );
+        }
+
         #[test]
         fn the_tag_walk_finds_what_the_query_finds_in_any_token_soup(src in python_soup()) {
             proptest::prop_assert_eq!(

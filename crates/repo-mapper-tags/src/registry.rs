@@ -198,6 +198,7 @@ pub(crate) fn compiled(lang: Language) -> Result<&'static Compiled, &'static Que
             let tag_walk = match lang {
                 Language::Python => TagWalk::python(spec.tags.text, &language),
                 Language::JavaScript => TagWalk::javascript(spec.tags.text, &language),
+                Language::C => TagWalk::c(spec.tags.text, &language),
                 _ => None,
             };
             let ident_walk = spec
