@@ -1045,106 +1045,101 @@ mod tests {
         assert_eq!(tags, [("class", 5..25), ("call", 5..10)]);
     }
 
-    /// Python-ish token soup: broken syntax, error recovery and missing nodes included.
-    fn python_soup() -> impl proptest::strategy::Strategy<Value = String> {
+    /// Up to 60 of `tokens` in any order: broken syntax, error recovery and missing
+    /// nodes included.
+    fn soup(tokens: &[&'static str]) -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
-        let token = prop::sample::select(vec![
-            "a", "b", "f", "x.y", "=", "==", "(", ")", ":", ",", ".", "\n", "\n    ", "def ",
-            "class ", "return ", "lambda ", "if ", "else", "[", "]", "@d\n", "*", "1", "'s'",
-            "#c\n", "async ", "await ", "print ", "match ", "type ", "\\\n", "->",
-        ]);
+        let token = prop::sample::select(tokens.to_vec());
         prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
     }
 
-    /// JavaScript-ish token soup, every kind the walk looks for within reach.
-    fn javascript_soup() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        let token = prop::sample::select(vec![
-            "a",
-            "b",
-            "require",
-            "constructor",
-            ".",
-            "x.y",
-            "=",
-            "=>",
-            "(",
-            ")",
-            "{",
-            "}",
-            ":",
-            ",",
-            ";",
-            "\n",
-            "function ",
-            "function* ",
-            "class ",
-            "new ",
-            "const ",
-            "let ",
-            "var ",
-            "return ",
-            "async ",
-            "static ",
-            "get ",
-            "#p",
-            "[",
-            "]",
-            "1",
-            "'s'",
-            "`t`",
-            "// c\n",
-            "/* d */",
-            "*",
-            "?.",
-            "extends ",
-        ]);
-        prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
-    }
+    /// Python-ish tokens.
+    const PYTHON_TOKENS: &[&str] = &[
+        "a", "b", "f", "x.y", "=", "==", "(", ")", ":", ",", ".", "\n", "\n    ", "def ", "class ",
+        "return ", "lambda ", "if ", "else", "[", "]", "@d\n", "*", "1", "'s'", "#c\n", "async ",
+        "await ", "print ", "match ", "type ", "\\\n", "->",
+    ];
 
-    /// C-ish token soup: declarations, typedefs, structs, unions and enums, broken or
-    /// not.
-    fn c_soup() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        let token = prop::sample::select(vec![
-            "a",
-            "b",
-            "t",
-            "int ",
-            "struct ",
-            "union ",
-            "enum ",
-            "typedef ",
-            "static ",
-            "*",
-            "(",
-            ")",
-            "{",
-            "}",
-            ";",
-            ",",
-            "=",
-            "1",
-            "[",
-            "]",
-            "\n",
-            "#define X\n",
-            "#if A\n",
-            "#endif\n",
-            "void ",
-            "const ",
-            "...",
-            ":",
-            "// c\n",
-            "f(x)",
-        ]);
-        prop::collection::vec(token, 0..60).prop_map(|tokens| tokens.concat())
-    }
+    /// JavaScript-ish tokens, every kind the walk looks for within reach.
+    const JAVASCRIPT_TOKENS: &[&str] = &[
+        "a",
+        "b",
+        "require",
+        "constructor",
+        ".",
+        "x.y",
+        "=",
+        "=>",
+        "(",
+        ")",
+        "{",
+        "}",
+        ":",
+        ",",
+        ";",
+        "\n",
+        "function ",
+        "function* ",
+        "class ",
+        "new ",
+        "const ",
+        "let ",
+        "var ",
+        "return ",
+        "async ",
+        "static ",
+        "get ",
+        "#p",
+        "[",
+        "]",
+        "1",
+        "'s'",
+        "`t`",
+        "// c\n",
+        "/* d */",
+        "*",
+        "?.",
+        "extends ",
+    ];
+
+    /// C-ish tokens: declarations, typedefs, structs, unions and enums, broken or not.
+    const C_TOKENS: &[&str] = &[
+        "a",
+        "b",
+        "t",
+        "int ",
+        "struct ",
+        "union ",
+        "enum ",
+        "typedef ",
+        "static ",
+        "*",
+        "(",
+        ")",
+        "{",
+        "}",
+        ";",
+        ",",
+        "=",
+        "1",
+        "[",
+        "]",
+        "\n",
+        "#define X\n",
+        "#if A\n",
+        "#endif\n",
+        "void ",
+        "const ",
+        "...",
+        ":",
+        "// c\n",
+        "f(x)",
+    ];
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
         #[test]
-        fn the_c_walk_finds_what_the_query_finds_in_any_token_soup(src in c_soup()) {
+        fn the_c_walk_finds_what_the_query_finds_in_any_token_soup(src in soup(C_TOKENS)) {
             proptest::prop_assert_eq!(
                 query_tags(Language::C, &src, true),
                 query_tags(Language::C, &src, false)
@@ -1152,7 +1147,7 @@ mod tests {
         }
 
         #[test]
-        fn the_tag_walk_finds_what_the_query_finds_in_any_token_soup(src in python_soup()) {
+        fn the_tag_walk_finds_what_the_query_finds_in_any_token_soup(src in soup(PYTHON_TOKENS)) {
             proptest::prop_assert_eq!(
                 query_tags(Language::Python, &src, true),
                 query_tags(Language::Python, &src, false)
@@ -1161,7 +1156,7 @@ mod tests {
 
         #[test]
         fn the_javascript_walk_finds_what_the_query_finds_in_any_token_soup(
-            src in javascript_soup()
+            src in soup(JAVASCRIPT_TOKENS)
         ) {
             proptest::prop_assert_eq!(
                 query_tags(Language::JavaScript, &src, true),
