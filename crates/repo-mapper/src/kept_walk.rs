@@ -16,7 +16,8 @@ const KEPT_WALKS: usize = 64;
 /// The kept walks' directory under a repository's cache directory.
 pub(crate) const WALKS_DIR: &str = "walks";
 
-/// The first bytes of a kept walk.
+/// The first bytes of a kept walk. A change to what a walk lists (`walk.rs`'s rules)
+/// must change it, or kept walks would list files as the old rules did.
 const MAGIC: &[u8; 8] = b"RMWALK01";
 
 /// [`list_files`](crate::list_files), with the walk kept under `cache_dir` (a
@@ -67,6 +68,8 @@ pub fn list_files_kept(
 /// watches.
 fn key_of(root: &Path, skip_dir: Option<&Path>, also_watched: &[PathBuf]) -> [u8; 32] {
     let mut hasher = blake3::Hasher::new();
+    // Another version's walk may follow other rules.
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     let paths = std::iter::once(root)
         .chain(skip_dir)
         .chain(also_watched.iter().map(PathBuf::as_path));

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use repo_mapper_tags::FileStamp;
 
 /// Hidden directories that are walked anyway: `.github` holds the workflow files Aider
-/// lists as important (behaviour.md §8).
+/// lists as important (behaviour.md §8). (Changing what a walk lists means changing
+/// `kept_walk`'s `MAGIC` too: kept walks follow the rules they were made by.)
 const HIDDEN_DIRS_KEPT: &[&str] = &[".github"];
 
 /// Every file under `root`, as absolute paths sorted by their path relative to `root`.
