@@ -91,8 +91,18 @@ impl BlobDir {
     }
 
     /// Stores `bytes` under `key`, replacing any blob there, then removes the least
-    /// recently used blobs of its shard beyond the bound.
+    /// recently used blobs of its shard beyond the bound. Bytes [`get`](BlobDir::get)
+    /// would not read back (over 16 MiB with the checksum) are refused, unwritten.
     pub fn put(&self, key: &[u8; 32], bytes: &[u8]) -> io::Result<()> {
+        if (bytes.len() + CHECKSUM) as u64 > MAX_BLOB {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a blob of {} bytes is over the {MAX_BLOB}-byte bound",
+                    bytes.len()
+                ),
+            ));
+        }
         let path = self.path_of(key);
         let shard = path.parent().unwrap_or(&self.dir);
         fs::create_dir_all(shard)?;
@@ -271,6 +281,18 @@ mod tests {
         blobs.put(&key(4), &[4]).unwrap();
         let kept: Vec<bool> = (1..=4).map(|n| blobs.get(&key(n)).is_some()).collect();
         assert_eq!(kept, [true, false, true, true]);
+    }
+
+    #[test]
+    fn a_blob_too_large_to_read_back_is_not_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = BlobDir::new(dir.path());
+        let largest = vec![7u8; MAX_BLOB as usize - CHECKSUM];
+        blobs.put(&key(1), &largest).unwrap();
+        assert_eq!(blobs.get(&key(1)).as_deref(), Some(&largest[..]));
+        let over = vec![7u8; MAX_BLOB as usize - CHECKSUM + 1];
+        assert!(blobs.put(&key(2), &over).is_err());
+        assert!(!blobs.path_of(&key(2)).exists());
     }
 
     #[test]
