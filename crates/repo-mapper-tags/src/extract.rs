@@ -288,8 +288,11 @@ impl FileRun<'_> {
         };
         let max_depth = bounds.max_start_depth.unwrap_or(u32::MAX);
         let walked = walk.captures(root, self.bytes, max_depth, bounds.deadline);
-        if walked.tied {
-            return self.queried_groups(compiled, root, drop);
+        if walked.tied && walked.complete {
+            // The query finds the same depth bound; only the walk looked for it.
+            let found = self.queried_groups(compiled, root, drop);
+            let too_deep = walked.too_deep;
+            return FoundTags { too_deep, ..found };
         }
         let mut groups = Groups::new(walk.capture_count());
         for (index, node) in walked.found {
