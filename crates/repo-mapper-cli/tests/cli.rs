@@ -987,6 +987,16 @@ fn warm_runs_through_the_pack_equal_fresh_ones_after_every_kind_of_change() {
         .set_modified(mtime)
         .unwrap();
     same("a same-size rewrite with its mtime put back");
+    // A copy that keeps times (`cp -p`, an archive): the new file's directory keeps its
+    // mtime, so only its ctime tells the kept walk the directory changed.
+    let app = root.join("app");
+    let dir_mtime = std::fs::metadata(&app).unwrap().modified().unwrap();
+    std::fs::write(app.join("copied.py"), module(21, "d")).unwrap();
+    std::fs::File::open(&app)
+        .unwrap()
+        .set_modified(dir_mtime)
+        .unwrap();
+    same("a file copied in with its directory's mtime put back");
     for i in (0..20).filter(|i| ![3, 4].contains(i)) {
         std::fs::write(root.join(format!("app/task{i}.py")), module(i, "c")).unwrap();
     }

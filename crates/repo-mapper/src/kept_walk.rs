@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use repo_mapper_store::BlobDir;
 use repo_mapper_tags::{FileStamp, leb128};
 
-use crate::walk::{IGNORE_FILES, Listing, Watched, stamp, walk};
+use crate::walk::{Listing, Watched, stamp, walk};
 
 /// Walks kept per cache directory: one per (root, cache location), so a repository's
 /// checkouts and worktrees, which share its cache, each keep theirs.
@@ -25,10 +25,9 @@ const MAGIC: &[u8; 8] = b"RMWALK01";
 /// ([`Listing::is_current`]: no directory walked and no ignore file has another stamp,
 /// and none had changed within the racy window before the walk).
 ///
-/// Beyond the tree, the `.gitignore`, `.ignore` and `.git/info/exclude` of every
-/// directory above `root` are watched (there or not: one created later counts), and so
-/// are `also_watched` (the caller's global git configuration and ignore file, which
-/// only it knows how to find). A kept walk that cannot be read, is damaged or no longer
+/// Beyond what a [`Listing`] watches (the tree and the ignore files above it),
+/// `also_watched` are watched, there or not (the caller's global git configuration and
+/// ignore file, which only it knows how to find). A kept walk that cannot be read, is damaged or no longer
 /// holds is walked again and replaced; one that cannot be written costs a walk next time.
 ///
 /// ```
@@ -55,7 +54,9 @@ pub fn list_files_kept(
     }
     let started = SystemTime::now();
     let mut listing = walk(root, skip_dir, true);
-    let outside = outside_watched(root, also_watched);
+    let outside: Watched = (also_watched.iter())
+        .map(|p| (p.clone(), stamp(p)))
+        .collect();
     listing.racy |= (outside.iter()).any(|(_, s)| s.is_some_and(|s| s.racy_at(started)));
     listing.watched.extend(outside);
     if let Err(e) = blobs.put(&key, &encode(&listing, root)) {
@@ -80,17 +81,6 @@ fn key_of(root: &Path, skip_dir: Option<&Path>, also_watched: &[PathBuf]) -> [u8
     }
     hasher.update(&[u8::from(skip_dir.is_some())]);
     *hasher.finalize().as_bytes()
-}
-
-/// The files above `root` that rule its walk, and `also_watched`, with their stamps
-/// now (`None`: not there).
-fn outside_watched(root: &Path, also_watched: &[PathBuf]) -> Watched {
-    let mut paths: Vec<PathBuf> = also_watched.to_vec();
-    for dir in root.ancestors().skip(1) {
-        paths.extend(IGNORE_FILES.iter().map(|name| dir.join(name)));
-        paths.push(dir.join(".git/info/exclude"));
-    }
-    paths.into_iter().map(|p| (p.clone(), stamp(&p))).collect()
 }
 
 /// A walk as bytes: [`MAGIC`], whether it was racy, its watched paths with their stamps,

@@ -120,26 +120,29 @@ pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) ->
 /// looked up in: a name of a length none of them has is turned away unhashed.
 struct Names<'n> {
     set: HashSet<Cow<'n, str>>,
-    lengths: Vec<bool>,
+    /// A bit per length the names have (lengths of 127 bytes or more share the last).
+    lengths: u128,
 }
 
 impl<'n> Names<'n> {
     fn new(names: impl Iterator<Item = Cow<'n, str>>) -> Self {
         let set: HashSet<Cow<'n, str>> = names.collect();
-        let mut lengths = vec![false; set.iter().map(|n| n.len() + 1).max().unwrap_or(0)];
-        for name in &set {
-            lengths[name.len()] = true;
-        }
+        let lengths = set.iter().fold(0, |bits, name| bits | length_bit(name));
         Names { set, lengths }
     }
 
     fn contains(&self, name: &str) -> bool {
-        self.lengths.get(name.len()).copied().unwrap_or(false) && self.set.contains(name)
+        self.lengths & length_bit(name) != 0 && self.set.contains(name)
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
         self.set.iter().map(|n| n.as_ref())
     }
+}
+
+/// [`Names`]' bit for `name`'s length in bytes.
+fn length_bit(name: &str) -> u128 {
+    1 << name.len().min(127)
 }
 
 /// The words of `get_file_mentions`: split on whitespace, sentence punctuation dropped
@@ -237,6 +240,16 @@ mod tests {
         assert!(file_mentions("util.py", &all, &[]).is_empty());
         // Backslashes in the message match forward slashes.
         assert_eq!(file_mentions("a\\util.py", &all, &[]), set(&["a/util.py"]));
+    }
+
+    #[test]
+    fn names_longer_than_the_length_bits_are_still_found() {
+        // Paths of 127 bytes and more share one length bit: they are looked up by hash.
+        let long = format!("{}/x_{}.py", "d".repeat(130), "y".repeat(20));
+        let other = format!("{}/x_{}.py", "d".repeat(131), "y".repeat(20));
+        let all = files(&[&long, &other, "a/b.py"]);
+        let m = file_mentions(&format!("see {long} and b.py\n"), &all, &[]);
+        assert_eq!(m, set(&[&long, "a/b.py"]));
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub fn list_files(root: &Path, skip_dir: Option<&Path>) -> Vec<PathBuf> {
 /// tree changed.
 ///
 /// Creating, deleting or renaming a file changes its directory's stamp; editing a
-/// `.gitignore`, `.ignore` or `.git/info/exclude` changes that file's. Edits to a file's
+/// `.gitignore`, `.ignore` or `.git/info/exclude` changes that file's, in the tree or in
+/// a directory above it (those above are watched there or not). Edits to a file's
 /// content change neither (the tag scan's stat sees those). A walk of a tree that changed
 /// within the racy window is never current: a second change within the same timestamp
 /// tick would not show in the stamps.
@@ -88,7 +89,7 @@ pub(crate) fn stamp(path: &Path) -> Option<FileStamp> {
 }
 
 /// Files in a directory that change what the walk ignores there.
-pub(crate) const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
 
 pub(crate) fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing {
     let started = SystemTime::now();
@@ -134,6 +135,7 @@ pub(crate) fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing
         let exclude = root.join(".git/info/exclude");
         watched.push((exclude.clone(), stamp(&exclude)));
         watched.retain(|(p, t)| t.is_some() || p == &exclude);
+        watched.extend(watched_above(root));
     }
     let racy = watched
         .iter()
@@ -144,6 +146,16 @@ pub(crate) fn walk(root: &Path, skip_dir: Option<&Path>, watch: bool) -> Listing
         watched,
         racy,
     }
+}
+
+/// The files above `root` whose rules the walk follows (git's and the `ignore` crate's
+/// readers go up the tree): each directory's ignore files and `.git/info/exclude`, with
+/// their stamps now, `None` where there is none (one created later counts as a change).
+fn watched_above(root: &Path) -> Watched {
+    let dirs = root.ancestors().skip(1);
+    let names = IGNORE_FILES.iter().copied().chain([".git/info/exclude"]);
+    let paths = dirs.flat_map(|dir| names.clone().map(move |name| dir.join(name)));
+    paths.map(|p| (p.clone(), stamp(&p))).collect()
 }
 
 /// One entry of the walk: a file kept, a directory or ignore file watched.
@@ -199,6 +211,37 @@ mod tests {
         fs::File::open(r).unwrap().set_modified(old).unwrap();
         assert_eq!(fs::metadata(r).unwrap().modified().unwrap(), old);
         assert!(!listing.is_current(), "a new file, the mtime put back");
+    }
+
+    /// The ignore files above the root rule the walk too (the MCP server keeps its walks
+    /// in memory, the CLI on disk): one created, or an exclude file written, after the
+    /// walk leaves it no longer current, whether or not it was there before.
+    #[test]
+    fn a_walk_no_longer_holds_when_an_ignore_file_above_the_root_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("repo");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join("a.py"), "x = 1\n").unwrap();
+        let above = [
+            d.path().join(".gitignore"),
+            d.path().join(".git/info/exclude"),
+        ];
+        fs::create_dir_all(d.path().join(".git/info")).unwrap();
+        for (i, ignore) in above.iter().enumerate() {
+            std::thread::sleep(
+                repo_mapper_tags::RACY_WINDOW + std::time::Duration::from_millis(50),
+            );
+            let listing = Listing::walk(&root, None);
+            assert!(listing.is_current(), "settled and unchanged ({i})");
+            fs::write(ignore, "a.py\n").unwrap();
+            assert!(!listing.is_current(), "{} written", ignore.display());
+            assert!(
+                Listing::walk(&root, None).files.is_empty(),
+                "{} rules",
+                ignore.display()
+            );
+            fs::remove_file(ignore).unwrap();
+        }
     }
 
     /// Issue 23 (soak seed 7, calls 967, 1009 and 1010): a `.gitignore` that ignores

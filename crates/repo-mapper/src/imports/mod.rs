@@ -169,20 +169,13 @@ impl<'l> Resolver<'l> {
     /// resolver was given a listing).
     fn index(&mut self) -> &FileIndex {
         let (root, listed) = (&self.root, &self.listed);
-        self.files.get_or_insert_with(|| {
-            let (listing, walked);
-            let files = match listed {
-                Some(listed) => {
-                    listing = listed();
-                    &listing.files
-                }
-                None => {
-                    walked = crate::walk::list_files(root, None);
-                    &walked
-                }
-            };
+        let relative = |files: &[PathBuf]| {
             let files = files.iter().map(|p| crate::paths::rel_fname(root, p));
             FileIndex::new(files.collect())
+        };
+        self.files.get_or_insert_with(|| match listed {
+            Some(listed) => relative(&listed().files),
+            None => relative(&crate::walk::list_files(root, None)),
         })
     }
 
