@@ -23,7 +23,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use crate::csr::{Csr, Filling, NONE};
+use crate::csr::{Csr, NONE};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph, node_blocks};
 
@@ -109,11 +109,12 @@ pub(crate) struct FileGraph {
     chat: Vec<bool>,
     /// The mentioned identifiers' ids, ascending.
     mentioned: Vec<u32>,
-    /// Per referencing file: `(ident, weight)` in identifier-loop order.
+    /// Per node: its file's `(ident, weight)` in identifier-loop order (each referencing
+    /// file is a node; in node order, PageRank reads them front to back).
     bundles: Csr<(u32, f64)>,
     /// The reference count behind each bundle (as `bundles` lays out its values).
     bundle_counts: Csr<u32>,
-    /// Per file: identifiers it defines that nobody references (self-edges, §6.5).
+    /// Per node: identifiers its file defines that nobody references (self-edges, §6.5).
     self_idents: Csr<u32>,
     pub self_edge_weight: f64,
     /// Per node: the sum of its out-edge weights, added as Aider adds them (Python's `sum`
@@ -136,38 +137,38 @@ pub(crate) enum Adjacency {
     Factored(FactoredAdjacency),
 }
 
-impl Transitions for Adjacency {
+/// PageRank iterates over the graph: its adjacency, and for the factored one the graph's
+/// bundles.
+impl Transitions for FileGraph {
     fn node_count(&self) -> usize {
-        match self {
+        match &self.adjacency {
             Adjacency::Exact(g) => Transitions::node_count(g),
             Adjacency::Factored(g) => g.inv_sum.len(),
         }
     }
 
     fn is_dangling(&self, node: usize) -> bool {
-        match self {
+        match &self.adjacency {
             Adjacency::Exact(g) => Transitions::is_dangling(g, node),
             Adjacency::Factored(g) => g.inv_sum[node] == 0.0,
         }
     }
 
     fn propagate(&self, x: &[f64], next: &mut [f64]) {
-        match self {
+        match &self.adjacency {
             Adjacency::Exact(g) => g.propagate(x, next),
-            Adjacency::Factored(g) => g.propagate(x, next),
+            Adjacency::Factored(g) => g.propagate(self, x, next),
         }
     }
 }
 
-/// The graph as bundles: each node's self-edge weight and `(ident, weight)` bundles, each
-/// identifier's definer nodes.
+/// The graph as bundles: each node's self-edge weight (its `(ident, weight)` bundles are
+/// the graph's, by file), each identifier's definer nodes.
 pub(crate) struct FactoredAdjacency {
     /// Per node: 1 / (sum of out-edge weights), 0 for dangling nodes.
     inv_sum: Vec<f64>,
     /// Per node: total weight of its self-edges for unreferenced definitions.
     self_weight: Vec<f64>,
-    /// Per node: its `(ident, weight)` bundles.
-    bundles: Csr<(u32, f64)>,
     /// Per identifier: its definers' nodes (none for identifiers without references).
     definer_nodes: Csr<u32>,
     /// The identifiers with definer nodes, in order of first definition: the order their
@@ -176,7 +177,8 @@ pub(crate) struct FactoredAdjacency {
 }
 
 impl FactoredAdjacency {
-    fn propagate(&self, x: &[f64], next: &mut [f64]) {
+    /// One step over `graph`, whose adjacency this is.
+    fn propagate(&self, graph: &FileGraph, x: &[f64], next: &mut [f64]) {
         let mut per_ident = vec![0.0; self.definer_nodes.keys()];
         for (u, &xu) in x.iter().enumerate() {
             if self.inv_sum[u] == 0.0 {
@@ -184,7 +186,7 @@ impl FactoredAdjacency {
             }
             let c = xu * self.inv_sum[u];
             next[u] += c * self.self_weight[u];
-            for &(i, w) in self.bundles.get(u) {
+            for &(i, w) in graph.bundles(u as u32) {
                 per_ident[i as usize] += c * w;
             }
         }
@@ -205,7 +207,7 @@ impl FileGraph {
         let fallback = !index.any_reference();
         let referenced = referenced_idents(index, fallback);
         let (nodes, node_of) = node_order(index, fallback, &referenced, files);
-        let lists = EdgeLists::build(index, fallback, &referenced, input, files);
+        let lists = EdgeLists::build(index, fallback, &referenced, input, (&nodes, &node_of));
         let mut graph = FileGraph {
             nodes,
             node_of,
@@ -239,12 +241,12 @@ impl FileGraph {
 
     /// Number of edges, parallel edges counted separately, without listing them.
     fn count_edges(&self, index: &TagIndex<'_>) -> usize {
-        self.nodes
-            .iter()
-            .map(|&f| {
-                self.self_idents(f).len()
+        (0..self.nodes.len() as u32)
+            .into_par_iter()
+            .map(|u| {
+                self.self_idents(u).len()
                     + self
-                        .bundles(f)
+                        .bundles(u)
                         .iter()
                         .map(|&(i, _)| index.definers(i).len())
                         .sum::<usize>()
@@ -297,12 +299,12 @@ impl FileGraph {
         grouper.group(edges, row);
     }
 
-    /// File `f`'s self-edge weight and out-weight in the factored form: bundles summed as
+    /// Node `u`'s self-edge weight and out-weight in the factored form: bundles summed as
     /// `weight × definers`, in bundle order.
-    fn factored_sums(&self, index: &TagIndex<'_>, f: u32) -> (f64, f64) {
-        let own = self.self_idents(f).len() as f64 * self.self_edge_weight;
+    fn factored_sums(&self, index: &TagIndex<'_>, u: u32) -> (f64, f64) {
+        let own = self.self_idents(u).len() as f64 * self.self_edge_weight;
         let mut total = own;
-        for &(i, w) in self.bundles(f) {
+        for &(i, w) in self.bundles(u) {
             total += w * index.definers(i).len() as f64;
         }
         (own, total)
@@ -312,22 +314,13 @@ impl FileGraph {
     /// (`weight × definers`), so they may differ from Aider's edge-by-edge sums in the last
     /// bit.
     fn build_factored(&mut self, index: &TagIndex<'_>) {
-        let n = self.nodes.len();
-        let mut inv_sum = Vec::with_capacity(n);
-        let mut self_weight = Vec::with_capacity(n);
-        let mut bundle_start = Vec::with_capacity(n + 1);
-        let mut bundles = Vec::new();
-        let mut out_weight = Vec::with_capacity(n);
-        bundle_start.push(0u32);
-        for u in 0..n {
-            let f = self.nodes[u];
-            let (own, total) = self.factored_sums(index, f);
-            bundles.extend_from_slice(self.bundles(f));
-            bundle_start.push(bundles.len() as u32);
-            self_weight.push(own);
-            out_weight.push(total);
-            inv_sum.push(inverse(total));
-        }
+        let sums: Vec<(f64, f64)> = (0..self.nodes.len() as u32)
+            .into_par_iter()
+            .map(|u| self.factored_sums(index, u))
+            .collect();
+        let self_weight = sums.iter().map(|&(own, _)| own).collect();
+        let out_weight: Vec<f64> = sums.iter().map(|&(_, total)| total).collect();
+        let inv_sum = out_weight.iter().map(|&total| inverse(total)).collect();
         let n_idents = index.names.len();
         let mut definer_start = Vec::with_capacity(n_idents + 1);
         let mut definer_nodes = Vec::new();
@@ -348,7 +341,6 @@ impl FileGraph {
         self.adjacency = Adjacency::Factored(FactoredAdjacency {
             inv_sum,
             self_weight,
-            bundles: Csr::from_parts(bundle_start, bundles),
             definer_nodes: Csr::from_parts(definer_start, definer_nodes),
             order,
         });
@@ -375,14 +367,14 @@ impl FileGraph {
         touched.sort_unstable();
         touched.dedup();
         self.chat.copy_from_slice(input.chat);
-        for &f in &touched {
-            self.reweigh_bundles(f);
-        }
         let nodes: Vec<u32> = touched
             .iter()
             .map(|&f| self.node_of[f as usize])
             .filter(|&u| u != NONE)
             .collect();
+        for &u in &nodes {
+            self.reweigh_bundles(u);
+        }
         match self.adjacency {
             Adjacency::Exact(_) => self.rebuild_rows(index, &nodes),
             Adjacency::Factored(_) => self.refactor_rows(index, &nodes),
@@ -410,11 +402,11 @@ impl FileGraph {
         changed
     }
 
-    /// The weights of file `f`'s bundles, from its chat flag and the multipliers.
-    fn reweigh_bundles(&mut self, f: u32) {
-        let chat = self.chat[f as usize];
-        let counts = self.bundle_counts.get(f as usize);
-        for ((i, w), &count) in self.bundles.get_mut(f as usize).iter_mut().zip(counts) {
+    /// The weights of node `u`'s bundles, from its file's chat flag and the multipliers.
+    fn reweigh_bundles(&mut self, u: u32) {
+        let chat = self.chat[self.nodes[u as usize] as usize];
+        let counts = self.bundle_counts.get(u as usize);
+        for ((i, w), &count) in self.bundles.get_mut(u as usize).iter_mut().zip(counts) {
             *w = edge_weight(self.ident_mul[*i as usize], chat, count);
         }
     }
@@ -438,26 +430,22 @@ impl FileGraph {
     /// The factored adjacency's bundles, out-weights and inverse sums of `nodes`, again.
     fn refactor_rows(&mut self, index: &TagIndex<'_>, nodes: &[u32]) {
         for &u in nodes {
-            let f = self.nodes[u as usize];
-            let (_, total) = self.factored_sums(index, f);
+            let (_, total) = self.factored_sums(index, u);
             self.out_weight[u as usize] = total;
             if let Adjacency::Factored(g) = &mut self.adjacency {
-                g.bundles
-                    .get_mut(u as usize)
-                    .copy_from_slice(self.bundles.get(f as usize));
                 g.inv_sum[u as usize] = inverse(total);
             }
         }
     }
 
-    /// The `(ident, weight)` bundles of a file.
-    pub(crate) fn bundles(&self, file: u32) -> &[(u32, f64)] {
-        self.bundles.get(file as usize)
+    /// The `(ident, weight)` bundles of node `u`'s file.
+    pub(crate) fn bundles(&self, u: u32) -> &[(u32, f64)] {
+        self.bundles.get(u as usize)
     }
 
-    /// The identifiers a file defines that nobody references.
-    pub(crate) fn self_idents(&self, file: u32) -> &[u32] {
-        self.self_idents.get(file as usize)
+    /// The identifiers node `u`'s file defines that nobody references.
+    pub(crate) fn self_idents(&self, u: u32) -> &[u32] {
+        self.self_idents.get(u as usize)
     }
 
     /// A node's out-edges `(dst node, weight, ident)` in insertion order.
@@ -467,11 +455,10 @@ impl FileGraph {
         u: u32,
         mut f: impl FnMut(u32, f64, u32),
     ) {
-        let file = self.nodes[u as usize];
-        for &i in self.self_idents(file) {
+        for &i in self.self_idents(u) {
             f(u, self.self_edge_weight, i);
         }
-        for &(i, w) in self.bundles(file) {
+        for &(i, w) in self.bundles(u) {
             for &d in index.definers(i) {
                 f(self.node_of[d as usize], w, i);
             }
@@ -573,66 +560,85 @@ fn node_order(
     (nodes, node_of)
 }
 
-/// The edges, factored and grouped by source file (stable: identifier-loop order).
+/// The edges, factored and grouped by source node (stable: identifier-loop order).
 struct EdgeLists {
-    /// Per referencing file: `(ident, weight)`, one per identifier it references (§6.4).
+    /// Per node: `(ident, weight)`, one per identifier its file references (§6.4).
     bundles: Csr<(u32, f64)>,
     /// The reference counts of the bundles, laid out as `bundles`.
     bundle_counts: Csr<u32>,
-    /// Per file: identifiers it defines that nobody references (§6.5).
+    /// Per node: identifiers its file defines that nobody references (§6.5).
     self_idents: Csr<u32>,
     /// Per identifier: its multiplier (§6.4 step 1); 0 for identifiers without edges.
     ident_mul: Vec<f64>,
 }
 
 impl EdgeLists {
-    /// Two passes over the identifiers in loop order: the first counts each file's
-    /// bundles and self-edges, the second writes them in place (the counting sort
-    /// `Csr::group` does, without a list of every pair in between: tens of millions on
-    /// the Linux tree). The multipliers, one name each, are found in parallel first.
+    /// The identifiers in loop order, grouped by node ([`Csr::group_in_parallel`]: each
+    /// thread places the pairs of its nodes, without a list of every pair in between:
+    /// tens of millions on the Linux tree); then each bundle's weight, nodes in parallel.
+    /// The multipliers, one name each, are found in parallel first. Every file with a
+    /// bundle or a self-edge is a node ([`node_order`]).
     fn build(
         index: &TagIndex<'_>,
         fallback: bool,
         referenced: &[bool],
         input: &GraphInput<'_>,
-        files: usize,
+        (nodes, node_of): (&[u32], &[u32]),
     ) -> EdgeLists {
         let ident_mul = multipliers(index, referenced, input.mentioned);
-        let mut bundle_len = vec![0u32; files];
-        let mut self_len = vec![0u32; files];
-        for &i in index.def_order() {
-            if referenced[i as usize] {
-                for_each_referencer(index, fallback, i, |r, _| bundle_len[r as usize] += 1);
-            } else {
-                for &d in index.definers(i) {
-                    self_len[d as usize] += 1;
-                }
-            }
-        }
-        let mut bundles = Filling::new(&bundle_len, (0, 0.0));
-        let mut counts = Filling::new(&bundle_len, 0);
-        let mut selves = Filling::new(&self_len, 0);
-        for &i in index.def_order() {
-            if referenced[i as usize] {
-                let mul = ident_mul[i as usize];
-                for_each_referencer(index, fallback, i, |r, count| {
-                    let w = edge_weight(mul, input.chat[r as usize], count);
-                    bundles.push(r, (i, w));
-                    counts.push(r, count);
-                });
-            } else {
-                for &d in index.definers(i) {
-                    selves.push(d, i);
-                }
-            }
-        }
+        let order = index.def_order();
+        let node = |f: u32| node_of[f as usize];
+        let (counted, self_idents) = rayon::join(
+            || {
+                Csr::group_in_parallel(nodes.len(), || {
+                    let edged = order.iter().filter(|&&i| referenced[i as usize]);
+                    edged.flat_map(move |&i| {
+                        let refs = referencers_of(index, fallback, i);
+                        refs.map(move |(r, count)| (node(r), (i, count)))
+                    })
+                })
+            },
+            || {
+                Csr::group_in_parallel(nodes.len(), || {
+                    let unreferenced = order.iter().filter(|&&i| !referenced[i as usize]);
+                    unreferenced
+                        .flat_map(move |&i| index.definers(i).iter().map(move |&d| (node(d), i)))
+                })
+            },
+        );
+        let chat: Vec<bool> = nodes.iter().map(|&f| input.chat[f as usize]).collect();
+        let bundles = weighed(&counted, &ident_mul, &chat);
+        let counts = counted
+            .values()
+            .par_iter()
+            .map(|&(_, count)| count)
+            .collect();
         EdgeLists {
-            bundles: bundles.finish(),
-            bundle_counts: counts.finish(),
-            self_idents: selves.finish(),
+            bundles,
+            bundle_counts: Csr::from_parts(counted.starts().to_vec(), counts),
+            self_idents,
             ident_mul,
         }
     }
+}
+
+/// Each node's `(ident, weight)` bundles, from its `(ident, reference count)` ones and
+/// whether its file is a chat file, nodes in parallel.
+fn weighed(counted: &Csr<(u32, u32)>, ident_mul: &[f64], chat: &[bool]) -> Csr<(u32, f64)> {
+    let mut bundles = vec![(0, 0.0); counted.values().len()];
+    let mut pieces = Vec::with_capacity(counted.keys());
+    let mut rest = &mut bundles[..];
+    for u in 0..counted.keys() {
+        let (piece, tail) = rest.split_at_mut(counted.get(u).len());
+        pieces.push((u, piece));
+        rest = tail;
+    }
+    pieces.into_par_iter().for_each(|(u, piece)| {
+        for (out, &(i, count)) in piece.iter_mut().zip(counted.get(u)) {
+            *out = (i, edge_weight(ident_mul[i as usize], chat[u], count));
+        }
+    });
+    Csr::from_parts(counted.starts().to_vec(), bundles)
 }
 
 /// Per identifier: its multiplier (§6.4 step 1) if it is referenced, else 0.
@@ -662,15 +668,21 @@ fn for_each_referencer(
     ident: u32,
     mut f: impl FnMut(u32, u32),
 ) {
-    if fallback {
-        for &d in index.definers(ident) {
-            f(d, 1);
-        }
-    } else {
-        for &(r, count) in index.referencers(ident) {
-            f(r, count);
-        }
-    }
+    referencers_of(index, fallback, ident).for_each(|(r, count)| f(r, count));
+}
+
+/// The referencers of `ident` with their counts, as [`for_each_referencer`] visits them.
+fn referencers_of<'i>(
+    index: &'i TagIndex<'_>,
+    fallback: bool,
+    ident: u32,
+) -> impl Iterator<Item = (u32, u32)> + 'i {
+    let (definers, referencers) = match fallback {
+        true => (index.definers(ident), &[][..]),
+        false => (&[][..], index.referencers(ident)),
+    };
+    let definers = definers.iter().map(|&d| (d, 1));
+    definers.chain(referencers.iter().copied())
 }
 
 #[cfg(test)]

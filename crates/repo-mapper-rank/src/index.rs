@@ -278,40 +278,28 @@ fn dedup_definitions(defs: &mut Vec<DefTag>) {
 }
 
 /// The index of files whose entries are `entries`, in order: the order of first
-/// definition, and the per-identifier lists (files ascending in each).
+/// definition, and the per-identifier lists (files ascending in each). The lists are
+/// grouped on every thread ([`Csr::group_in_parallel`]) while one thread lays out the
+/// order and the definitions.
 fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
     let n = interned.names.len();
-    let mut seen = vec![false; n];
-    let mut def_order = Vec::new();
-    for &ident in entries.iter().flat_map(|e| &e.defined) {
-        if !std::mem::replace(&mut seen[ident as usize], true) {
-            def_order.push(ident);
-        }
-    }
-    let by_file = |f: usize| f as u32;
-    let definers = entries
-        .iter()
-        .enumerate()
-        .flat_map(|(f, e)| e.defined.iter().map(move |&i| (i, by_file(f))));
-    let referencers = entries
-        .iter()
-        .enumerate()
-        .flat_map(|(f, e)| e.refs.iter().map(move |&(i, c)| (i, (by_file(f), c))));
-    let mut file_def_start = Vec::with_capacity(entries.len() + 1);
-    let mut file_defs = Vec::with_capacity(entries.iter().map(|e| e.defs.len()).sum());
-    for e in entries {
-        file_def_start.push(file_defs.len() as u32);
-        file_defs.extend_from_slice(&e.defs);
-    }
-    file_def_start.push(file_defs.len() as u32);
+    let ((definers, referencers), (def_order, file_defs)) = rayon::join(
+        || {
+            rayon::join(
+                || Csr::group_in_parallel(n, || definer_pairs(entries)),
+                || Csr::group_in_parallel(n, || referencer_pairs(entries)),
+            )
+        },
+        || (first_definitions(n, entries), file_definitions(entries)),
+    );
     let core = IndexCore {
-        definers: Csr::group(n, definers),
-        referencers: Csr::group(n, referencers),
+        definers,
+        referencers,
         name_at: interned.name_at,
         lookup: interned.lookup,
         def_order,
         any_reference: entries.iter().any(|e| e.any_reference),
-        file_defs: Csr::from_parts(file_def_start, file_defs),
+        file_defs,
         orders: OnceLock::new(),
         pair_tags: OnceLock::new(),
         parts: OnceLock::new(),
@@ -321,6 +309,44 @@ fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
         core: Arc::new(core),
         kept: false,
     }
+}
+
+/// Every (identifier, defining file), files in order.
+fn definer_pairs(entries: &[FileEntry]) -> impl Iterator<Item = (u32, u32)> + '_ {
+    (0u32..)
+        .zip(entries)
+        .flat_map(|(f, e)| e.defined.iter().map(move |&i| (i, f)))
+}
+
+/// Every (identifier, (referencing file, count)), files in order.
+fn referencer_pairs(entries: &[FileEntry]) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
+    (0u32..)
+        .zip(entries)
+        .flat_map(|(f, e)| e.refs.iter().map(move |&(i, c)| (i, (f, c))))
+}
+
+/// The `n` identifiers' order of first definition (Aider's `defines` keys).
+fn first_definitions(n: usize, entries: &[FileEntry]) -> Vec<u32> {
+    let mut seen = vec![false; n];
+    let mut def_order = Vec::new();
+    for &ident in entries.iter().flat_map(|e| &e.defined) {
+        if !std::mem::replace(&mut seen[ident as usize], true) {
+            def_order.push(ident);
+        }
+    }
+    def_order
+}
+
+/// Each file's definitions, back to back.
+fn file_definitions(entries: &[FileEntry]) -> Csr<DefTag> {
+    let mut start = Vec::with_capacity(entries.len() + 1);
+    let mut defs = Vec::with_capacity(entries.iter().map(|e| e.defs.len()).sum());
+    for e in entries {
+        start.push(defs.len() as u32);
+        defs.extend_from_slice(&e.defs);
+    }
+    start.push(defs.len() as u32);
+    Csr::from_parts(start, defs)
 }
 
 /// Each file's position in name order, for tie-breaks without string comparisons.

@@ -491,7 +491,7 @@ fn build_graph(
 /// behaviour.md §7.2–§7.3: PageRank, personalised when some file has a score, retried without
 /// personalization when it sums to zero over the graph. No ranks when that fails too.
 fn run_pagerank(prep: &Prepared<'_, '_>, params: &PageRankParams) -> (Vec<f64>, PageRankRun) {
-    let adjacency = &prep.graph.adjacency;
+    let adjacency = &prep.graph;
     let requested = !prep.personalization.is_empty();
     let pers_vec: Vec<f64> = prep
         .graph
@@ -550,8 +550,8 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
         }
     };
     let mut ident_rank = vec![0.0; index.names.len()];
-    for (u, &f) in graph.nodes.iter().enumerate() {
-        for &(i, w) in graph.bundles(f) {
+    for u in 0..graph.nodes.len() {
+        for &(i, w) in graph.bundles(u as u32) {
             ident_rank[i as usize] += share(u, w);
         }
     }
