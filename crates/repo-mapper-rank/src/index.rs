@@ -138,6 +138,11 @@ impl<'a> TagIndex<'a> {
         self.core.definers.get(ident as usize)
     }
 
+    /// How many (identifier, definer) pairs there are.
+    pub(crate) fn definer_pair_count(&self) -> usize {
+        self.core.definers.values().len()
+    }
+
     /// Where `ident`'s (identifier, definer) pairs are among all pairs.
     pub(crate) fn definer_pairs(&self, ident: u32) -> std::ops::Range<usize> {
         self.core.definers.range(ident as usize)
@@ -286,8 +291,8 @@ fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
     let ((definers, referencers), (def_order, file_defs)) = rayon::join(
         || {
             rayon::join(
-                || Csr::group_in_parallel(n, || definer_pairs(entries)),
-                || Csr::group_in_parallel(n, || referencer_pairs(entries)),
+                || Csr::group_in_parallel(n, || ident_definers(entries)),
+                || Csr::group_in_parallel(n, || ident_referencers(entries)),
             )
         },
         || (first_definitions(n, entries), file_definitions(entries)),
@@ -312,14 +317,14 @@ fn finish<'a>(interned: Interned<'a>, entries: &[FileEntry]) -> TagIndex<'a> {
 }
 
 /// Every (identifier, defining file), files in order.
-fn definer_pairs(entries: &[FileEntry]) -> impl Iterator<Item = (u32, u32)> + '_ {
+fn ident_definers(entries: &[FileEntry]) -> impl Iterator<Item = (u32, u32)> + '_ {
     (0u32..)
         .zip(entries)
         .flat_map(|(f, e)| e.defined.iter().map(move |&i| (i, f)))
 }
 
 /// Every (identifier, (referencing file, count)), files in order.
-fn referencer_pairs(entries: &[FileEntry]) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
+fn ident_referencers(entries: &[FileEntry]) -> impl Iterator<Item = (u32, (u32, u32))> + '_ {
     (0u32..)
         .zip(entries)
         .flat_map(|(f, e)| e.refs.iter().map(move |&(i, c)| (i, (f, c))))

@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
+use rayon::iter::{IntoParallelIterator, IntoParallelRefIterator, ParallelIterator};
 use rayon::slice::ParallelSliceMut;
 
-use crate::csr::NONE;
+use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
@@ -256,7 +256,7 @@ fn relevance(config: &RankConfig) -> Relevance {
 
 /// [`Relevance::breadth`]: each file's definitions after its best, in rank order (ties by
 /// pair), get `breadth`, `breadth²`, … of their rank. Definitions are bucketed by file
-/// (a counting sort: linear), then each file's few are sorted.
+/// (a counting sort: linear), then each file's few are sorted, files in parallel.
 fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
     if breadth == 1.0 {
         return;
@@ -275,14 +275,18 @@ fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
         order[*slot] = i as u32;
         *slot += 1;
     }
-    for f in 0..files {
-        let bucket = &mut order[start[f]..start[f + 1]];
-        bucket.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&def_ranks[a as usize], &def_ranks[b as usize]);
-            b.rank.total_cmp(&a.rank).then(a.pair.cmp(&b.pair))
+    let ranks: &[DefRank] = def_ranks;
+    split_at_bounds(&mut order, &start)
+        .into_par_iter()
+        .for_each(|(_, bucket)| {
+            bucket.sort_unstable_by(|&a, &b| {
+                let (a, b) = (&ranks[a as usize], &ranks[b as usize]);
+                b.rank.total_cmp(&a.rank).then(a.pair.cmp(&b.pair))
+            });
         });
+    for f in 0..files {
         let mut factor = 1.0;
-        for &i in bucket.iter() {
+        for &i in &order[start[f]..start[f + 1]] {
             def_ranks[i as usize].rank *= factor;
             factor *= breadth;
         }
@@ -555,7 +559,7 @@ fn spread_ranks(graph: &FileGraph, index: &TagIndex<'_>, ranks: &[f64]) -> Vec<D
             ident_rank[i as usize] += share(u, w);
         }
     }
-    let mut def_ranks: Vec<DefRank> = Vec::new();
+    let mut def_ranks: Vec<DefRank> = Vec::with_capacity(index.definer_pair_count());
     for &ident in index.def_order() {
         let first_pair = index.definer_pairs(ident).start as u32;
         for (&file, pair) in index.definers(ident).iter().zip(first_pair..) {
