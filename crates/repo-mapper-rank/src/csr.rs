@@ -125,7 +125,10 @@ fn offsets(lens: &[u32]) -> Vec<u32> {
 
 /// `items` cut at `bounds` (ascending, the first 0, the last `items.len()`): each piece
 /// with where it starts.
-pub(crate) fn split_at_bounds<'t, T>(mut items: &'t mut [T], bounds: &[usize]) -> Vec<(usize, &'t mut [T])> {
+pub(crate) fn split_at_bounds<'t, T>(
+    mut items: &'t mut [T],
+    bounds: &[usize],
+) -> Vec<(usize, &'t mut [T])> {
     let mut pieces = Vec::with_capacity(bounds.len().saturating_sub(1));
     for pair in bounds.windows(2) {
         let (piece, rest) = items.split_at_mut(pair[1] - pair[0]);

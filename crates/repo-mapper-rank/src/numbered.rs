@@ -86,15 +86,18 @@ fn shared_table<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<&'a Arc<Nam
 }
 
 /// Whether `file`'s names are numbered in `table`: one number per tag, and its counted
-/// references numbered there too.
+/// references numbered there too. A file without names (most files of a large tree have
+/// no tags) has nothing to number: it is not one to look up by text.
 fn numbered_in(file: &FileTags<'_>, table: &Arc<NameTable>) -> bool {
     let refs = match file.refs.numbers() {
         Some(refs) => Arc::ptr_eq(refs.table, table),
         None => file.refs.is_empty(),
     };
-    refs && file
-        .names
-        .is_some_and(|n| Arc::ptr_eq(&n.table, table) && n.ids.len() == file.tags.len())
+    let tags = match file.names {
+        Some(n) => Arc::ptr_eq(&n.table, table) && n.ids.len() == file.tags.len(),
+        None => file.tags.is_empty(),
+    };
+    refs && tags
 }
 
 /// One file's numbers: its tags', then its counted references' (as pairs with their
@@ -183,17 +186,25 @@ fn numbers_in_table(
     table: &NameTable,
     distinct: &HashMap<&str, u32, FxBuildHasher>,
 ) -> Vec<Option<u32>> {
-    let shape =
-        |name: &str| name.len().min(63) << 8 | usize::from(*name.as_bytes().first().unwrap_or(&0));
-    let mut shapes = vec![false; 64 << 8];
+    // A name's shape: its length (up to 63), first and last bytes. Most of the table's
+    // names have a shape no stray name has, and are passed over without hashing.
+    let shape = |name: &[u8]| {
+        let (first, last) = (name.first().copied(), name.last().copied());
+        (name.len().min(63) << 16)
+            | usize::from(first.unwrap_or(0)) << 8
+            | usize::from(last.unwrap_or(0))
+    };
+    let mut shapes = vec![0u64; (64 << 16) / 64];
     for name in distinct.keys() {
-        shapes[shape(name)] = true;
+        let s = shape(name.as_bytes());
+        shapes[s / 64] |= 1 << (s % 64);
     }
     let found: Vec<(u32, u32)> = (0..table.len() as u32)
         .into_par_iter()
         .filter_map(|number| {
             let name = table.get(number)?;
-            if !shapes[shape(name)] {
+            let s = shape(name.as_bytes());
+            if shapes[s / 64] & (1 << (s % 64)) == 0 {
                 return None;
             }
             Some((*distinct.get(name)?, number))
@@ -315,6 +326,22 @@ mod tests {
                 .map(|i| i.lookup.find(&i.names, name).map(|id| i.names[id as usize]));
             assert_eq!(found[0], found[1], "{name}");
         }
+    }
+
+    /// A file without tags has nothing to look up by text: it is no stray (a large tree's
+    /// tagless files once made every warm run scan the whole table), and one with tags but
+    /// no numbers is.
+    #[test]
+    fn tagless_files_are_numbered_in_any_table() {
+        let table = Arc::new(NameTable::new(["x"]).unwrap());
+        let (none, refs) = (Vec::new(), RefCounts::new());
+        let mut tagless = file("a", &none, false);
+        tagless.refs = &refs;
+        assert!(numbered_in(&tagless, &table));
+        let tags = vec![def("b", 1, "x")];
+        let mut unnumbered = file("b", &tags, false);
+        unnumbered.refs = &refs;
+        assert!(!numbered_in(&unnumbered, &table));
     }
 
     #[test]
