@@ -78,9 +78,9 @@ impl<'a> TagIndex<'a> {
         let interned = Interned::build(files, skip);
         let entries: Vec<FileEntry> = (0..files.len())
             .into_par_iter()
-            .map(|fi| match skip[fi] {
+            .map_init(Vec::new, |scratch, fi| match skip[fi] {
                 true => FileEntry::default(),
-                false => FileEntry::of(&files[fi], interned.file_ids(fi)),
+                false => FileEntry::of(&files[fi], interned.file_ids(fi, scratch)),
             })
             .collect();
         finish(interned, &entries)

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::FileTags;
 use crate::csr::NONE;
+use crate::numbered::ByNumber;
 use repo_mapper_tags::TagKind;
 
 /// The identifiers of a request and, per file, the id of each tag and counted reference.
@@ -30,11 +31,18 @@ pub(crate) struct Interned<'a> {
     pub name_at: Vec<(u32, u32)>,
     /// Finds a name's id.
     pub lookup: NameLookup,
-    /// Ids of every file's tags then counted references, back to back ([`NONE`] for names
-    /// nobody defines).
-    pub ids: Vec<u32>,
-    /// Per file: where its ids start in `ids` (one more entry at the end).
-    pub starts: Vec<usize>,
+    /// The id of each file's tags then counted references ([`NONE`] for names nobody
+    /// defines).
+    pub ids: Ids<'a>,
+}
+
+/// The ids of every file's names, tags first.
+pub(crate) enum Ids<'a> {
+    /// Back to back, with where each file's start (one more entry at the end).
+    Flat { ids: Vec<u32>, starts: Vec<usize> },
+    /// Found from each file's numbers when asked: no list of every name's id is made
+    /// (the Linux tree's would be 9 million).
+    ByNumber(ByNumber<'a>),
 }
 
 impl<'a> Interned<'a> {
@@ -94,15 +102,20 @@ impl<'a> Interned<'a> {
             names,
             name_at,
             lookup: NameLookup::Shards(shards),
-            ids,
-            starts,
+            ids: Ids::Flat { ids, starts },
         }
     }
 
     /// The ids of file `fi`'s tags, then of its counted references ([`NONE`] for names
-    /// nobody defines).
-    pub(crate) fn file_ids(&self, fi: usize) -> &[u32] {
-        &self.ids[self.starts[fi]..self.starts[fi + 1]]
+    /// nobody defines); `scratch` holds them if they must be found.
+    pub(crate) fn file_ids<'s>(&'s self, fi: usize, scratch: &'s mut Vec<u32>) -> &'s [u32] {
+        match &self.ids {
+            Ids::Flat { ids, starts } => &ids[starts[fi]..starts[fi + 1]],
+            Ids::ByNumber(by_number) => {
+                by_number.file_ids(fi, scratch);
+                scratch
+            }
+        }
     }
 }
 
@@ -330,7 +343,7 @@ mod tests {
             names.sort_unstable();
             assert_eq!(names, ["w", "x", "y"], "{shards} shards");
             let name = |fi: usize| -> Vec<&str> {
-                let ids = interned.file_ids(fi);
+                let ids = interned.file_ids(fi, &mut Vec::new()).to_vec();
                 let name = |&i: &u32| interned.names.get(i as usize).copied().unwrap_or("-");
                 ids.iter().map(name).collect()
             };

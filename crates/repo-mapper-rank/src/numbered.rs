@@ -15,7 +15,7 @@ use repo_mapper_tags::{NameTable, TagKind};
 
 use crate::FileTags;
 use crate::csr::NONE;
-use crate::intern::{Interned, NameLookup, file_names, starts};
+use crate::intern::{Ids, Interned, NameLookup, file_names, starts};
 
 /// The share of a request's names that must come numbered in one table for numbering to
 /// be used (below it, hashing them costs less than reading the table).
@@ -36,8 +36,8 @@ pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Inte
         return None;
     }
     let strays = Strays::number(files, skip, table, &numbered);
-    // Per file: a number per tag then reference (none for skipped files).
-    let numbers: Vec<Numbers<'_>> = (0..files.len())
+    // Per file numbered in the table: a number per tag then reference.
+    let numbers: Vec<Numbers<'a>> = (0..files.len())
         .map(|fi| match (files[fi].names, files[fi].refs.numbers()) {
             _ if skip[fi] => Numbers::default(),
             (Some(n), refs) if numbered(fi) => Numbers {
@@ -45,14 +45,18 @@ pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Inte
                 refs: refs.map_or(&[][..], |r| r.pairs),
                 ..Numbers::default()
             },
-            _ => Numbers::stray(&strays.of_file[fi], files[fi].tags.len()),
+            _ => Numbers::default(),
         })
         .collect();
     let mut dense = vec![NONE; table.len() + strays.extra];
     let mut names = Vec::new();
     let mut name_at = Vec::new();
     for (fi, file) in files.iter().enumerate() {
-        for (tag, (k, &number)) in file.tags.iter().zip(numbers[fi].tags.iter().enumerate()) {
+        let file_numbers = match &strays.of_file[fi] {
+            stray if !stray.is_empty() => Numbers::stray(stray, file.tags.len()),
+            _ => numbers[fi],
+        };
+        for (tag, (k, &number)) in file.tags.iter().zip(file_numbers.tags.iter().enumerate()) {
             // A number outside the table (only a caller's own `NameIds` can hold one) is
             // a name nobody defines.
             let Some(slot) = dense.get_mut(number as usize) else {
@@ -65,14 +69,37 @@ pub(crate) fn interned<'a>(files: &[FileTags<'a>], skip: &[bool]) -> Option<Inte
             }
         }
     }
-    let ids = dense_ids(&numbers, &starts, &dense);
     Some(Interned {
         names,
         name_at,
         lookup: NameLookup::Lazy(OnceLock::new()),
-        ids,
-        starts,
+        ids: Ids::ByNumber(ByNumber {
+            dense,
+            numbers,
+            strays: strays.of_file,
+        }),
     })
+}
+
+/// Each file's ids, found through the table's numbers.
+pub(crate) struct ByNumber<'a> {
+    /// Per number: the id of its name ([`NONE`] for names nobody defines).
+    dense: Vec<u32>,
+    /// Per file numbered in the table: its numbers (empty for other files).
+    numbers: Vec<Numbers<'a>>,
+    /// Per file not numbered in the table: its names' numbers (empty for other files).
+    strays: Vec<Vec<u32>>,
+}
+
+impl ByNumber<'_> {
+    /// The ids of file `fi`'s tags then counted references, into `out`.
+    pub(crate) fn file_ids(&self, fi: usize, out: &mut Vec<u32>) {
+        out.clear();
+        let numbers = self.numbers[fi]
+            .iter()
+            .chain(self.strays[fi].iter().copied());
+        out.extend(numbers.map(|n| self.dense.get(n as usize).copied().unwrap_or(NONE)));
+    }
 }
 
 /// The table most files' names are numbered in: the first numbered file's.
@@ -217,24 +244,6 @@ fn numbers_in_table(
     numbers
 }
 
-/// Every slot's id (`dense` of its number), files in parallel.
-fn dense_ids(numbers: &[Numbers<'_>], starts: &[usize], dense: &[u32]) -> Vec<u32> {
-    let mut ids = vec![NONE; starts.last().copied().unwrap_or(0)];
-    let mut rest: &mut [u32] = &mut ids;
-    let mut per_file = Vec::with_capacity(numbers.len());
-    for (fi, &numbers) in numbers.iter().enumerate() {
-        let (head, tail) = rest.split_at_mut(starts[fi + 1] - starts[fi]);
-        per_file.push((numbers, head));
-        rest = tail;
-    }
-    per_file.into_par_iter().for_each(|(numbers, out)| {
-        for (id, number) in out.iter_mut().zip(numbers.iter()) {
-            *id = dense.get(number as usize).copied().unwrap_or(NONE);
-        }
-    });
-    ids
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,10 +269,19 @@ mod tests {
         refs
     }
 
-    /// Each slot's name as an interning names it ("-": no id).
-    fn slot_names<'a>(interned: &Interned<'a>) -> Vec<&'a str> {
+    /// Per file, each slot's name as an interning names it ("-": no id).
+    fn slot_names<'a>(interned: &Interned<'a>, files: usize) -> Vec<Vec<&'a str>> {
         let name = |&id: &u32| interned.names.get(id as usize).copied().unwrap_or("-");
-        interned.ids.iter().map(name).collect()
+        let mut scratch = Vec::new();
+        (0..files)
+            .map(|fi| {
+                interned
+                    .file_ids(fi, &mut scratch)
+                    .iter()
+                    .map(name)
+                    .collect()
+            })
+            .collect()
     }
 
     #[test]
@@ -310,8 +328,10 @@ mod tests {
         let skip = [false, false, false, false, true, false, false];
         let by_number = interned(&files, &skip).expect("most names are numbered");
         let by_hash = Interned::build_in_shards(&files, &skip, 3);
-        assert_eq!(slot_names(&by_number), slot_names(&by_hash));
-        assert_eq!(by_number.starts, by_hash.starts);
+        assert_eq!(
+            slot_names(&by_number, files.len()),
+            slot_names(&by_hash, files.len())
+        );
         let mut names = by_number.names.clone();
         names.sort_unstable();
         assert_eq!(names, ["new", "w", "x", "y", "z"]);
@@ -356,7 +376,7 @@ mod tests {
         let mut f = file("a", &tags, false);
         (f.names, f.refs) = (Some(&ids), &refs);
         let interned = interned(&[f], &[false]).expect("numbered");
-        assert_eq!(slot_names(&interned), ["x", "-", "x", "-"]);
+        assert_eq!(slot_names(&interned, 1), [["x", "-", "x", "-"]]);
     }
 
     #[test]
