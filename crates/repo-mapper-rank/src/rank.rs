@@ -5,7 +5,9 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use rayon::iter::{IntoParallelIterator, IntoParallelRefIterator, ParallelIterator};
+use rayon::iter::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, ParallelIterator,
+};
 use rayon::slice::ParallelSliceMut;
 
 use crate::csr::{NONE, split_at_bounds};
@@ -276,8 +278,10 @@ fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
         *slot += 1;
     }
     let ranks: &[DefRank] = def_ranks;
+    // Files by the thousand: most have a few definitions each.
     split_at_bounds(&mut order, &start)
         .into_par_iter()
+        .with_min_len(1024)
         .for_each(|(_, bucket)| {
             bucket.sort_unstable_by(|&a, &b| {
                 let (a, b) = (&ranks[a as usize], &ranks[b as usize]);
