@@ -2,7 +2,7 @@
 //! (referencer, definer, identifier).
 //!
 //! Every edge of an identifier leaving a given referencer has the same weight, whatever
-//! the definer, so the graph is kept factored: per referencing file, its *bundles*
+//! the definer, so the graph is kept factored: per referencing file (by its node), its *bundles*
 //! `(identifier, weight)`; the edges are the bundle × the identifier's definers. PageRank
 //! runs on networkx's adjacency matrix, built row by row from the bundles (O(edges) time,
 //! one row of scratch) — or, above `exact_edge_limit` edges, directly on the bundles
@@ -23,7 +23,7 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
-use crate::csr::{Csr, NONE};
+use crate::csr::{Csr, NONE, split_at_bounds};
 use crate::index::TagIndex;
 use crate::pagerank::{NeighbourGrouper, RowsBuilder, Transitions, WeightedDigraph, node_blocks};
 
@@ -163,7 +163,7 @@ impl Transitions for FileGraph {
 }
 
 /// The graph as bundles: each node's self-edge weight (its `(ident, weight)` bundles are
-/// the graph's, by file), each identifier's definer nodes.
+/// the graph's, kept by node), each identifier's definer nodes.
 pub(crate) struct FactoredAdjacency {
     /// Per node: 1 / (sum of out-edge weights), 0 for dangling nodes.
     inv_sum: Vec<f64>,
@@ -427,7 +427,8 @@ impl FileGraph {
         }
     }
 
-    /// The factored adjacency's bundles, out-weights and inverse sums of `nodes`, again.
+    /// The factored adjacency's out-weights and inverse sums of `nodes`, again (their
+    /// bundles are the graph's, re-weighed in place).
     fn refactor_rows(&mut self, index: &TagIndex<'_>, nodes: &[u32]) {
         for &u in nodes {
             let (_, total) = self.factored_sums(index, u);
@@ -626,18 +627,16 @@ impl EdgeLists {
 /// whether its file is a chat file, nodes in parallel.
 fn weighed(counted: &Csr<(u32, u32)>, ident_mul: &[f64], chat: &[bool]) -> Csr<(u32, f64)> {
     let mut bundles = vec![(0, 0.0); counted.values().len()];
-    let mut pieces = Vec::with_capacity(counted.keys());
-    let mut rest = &mut bundles[..];
-    for u in 0..counted.keys() {
-        let (piece, tail) = rest.split_at_mut(counted.get(u).len());
-        pieces.push((u, piece));
-        rest = tail;
-    }
-    pieces.into_par_iter().for_each(|(u, piece)| {
-        for (out, &(i, count)) in piece.iter_mut().zip(counted.get(u)) {
-            *out = (i, edge_weight(ident_mul[i as usize], chat[u], count));
-        }
-    });
+    let bounds: Vec<usize> = counted.starts().iter().map(|&s| s as usize).collect();
+    let pieces = split_at_bounds(&mut bundles, &bounds);
+    pieces
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(u, (_, piece))| {
+            for (out, &(i, count)) in piece.iter_mut().zip(counted.get(u)) {
+                *out = (i, edge_weight(ident_mul[i as usize], chat[u], count));
+            }
+        });
     Csr::from_parts(counted.starts().to_vec(), bundles)
 }
 
