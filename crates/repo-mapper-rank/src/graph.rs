@@ -162,43 +162,115 @@ impl Transitions for FileGraph {
     }
 }
 
-/// The graph as bundles: each node's self-edge weight (its `(ident, weight)` bundles are
-/// the graph's, kept by node), each identifier's definer nodes.
+/// The graph as bundles, for PageRank's step: per node its self-edge weight and the
+/// referenced identifiers it defines; the bundles themselves are the graph's, by node,
+/// and for a kept graph also transposed (per identifier, its referencers' weights), so
+/// that each identifier's share is summed on its own, all of them in parallel.
+///
+/// A step adds exactly what a plain loop over the bundles and the definers adds, in the
+/// same order: an identifier's share sums its referencers' contributions in node order
+/// (the transposition is a stable grouping of the bundles, which are in node order), and
+/// a node adds its self-edges' weight, then the shares of the identifiers it defines in
+/// order of first definition ([`TagIndex::def_order`]). So the ranks do not depend on the
+/// number of threads, nor on whether the bundles were transposed.
 pub(crate) struct FactoredAdjacency {
     /// Per node: 1 / (sum of out-edge weights), 0 for dangling nodes.
     inv_sum: Vec<f64>,
     /// Per node: total weight of its self-edges for unreferenced definitions.
     self_weight: Vec<f64>,
-    /// Per identifier: its definers' nodes (none for identifiers without references).
-    definer_nodes: Csr<u32>,
-    /// The identifiers with definer nodes, in order of first definition: the order their
-    /// shares are added, so that ranks never depend on how identifiers are numbered.
-    order: Vec<u32>,
+    /// The number of identifiers (the index's).
+    idents: usize,
+    /// Per identifier: its `(referencing node, weight)` bundles, in node order. Made for
+    /// a kept graph, whose PageRank runs again ([`FileGraph::keep`]); without it a step
+    /// reads the graph's bundles by node.
+    referrers: Option<Csr<(u32, f64)>>,
+    /// Per node: the referenced identifiers it defines, in order of first definition.
+    defined: Csr<u32>,
 }
 
 impl FactoredAdjacency {
-    /// One step over `graph`, whose adjacency this is.
+    /// Nodes or identifiers a task sums at least: enough to outweigh the task.
+    const MIN_TASK: usize = 4096;
+
+    /// One step over `graph`, whose adjacency this is: `next += x @ A` (`next` zeroed by
+    /// the caller).
     fn propagate(&self, graph: &FileGraph, x: &[f64], next: &mut [f64]) {
-        let mut per_ident = vec![0.0; self.definer_nodes.keys()];
-        for (u, &xu) in x.iter().enumerate() {
+        let out: Vec<f64> = x
+            .par_iter()
+            .zip(&self.inv_sum)
+            .with_min_len(Self::MIN_TASK)
+            .map(|(&xu, &inv)| xu * inv)
+            .collect();
+        let shares = match &self.referrers {
+            Some(referrers) => gathered_shares(referrers, &out),
+            None => self.scattered_shares(graph, &out),
+        };
+        next.par_iter_mut()
+            .enumerate()
+            .with_min_len(Self::MIN_TASK)
+            .for_each(|(v, nv)| {
+                let mut sum = *nv + out[v] * self.self_weight[v];
+                for &i in self.defined.get(v) {
+                    sum += shares[i as usize];
+                }
+                *nv = sum;
+            });
+    }
+
+    /// Each identifier's share, from the graph's bundles in node order: one pass, on one
+    /// thread.
+    fn scattered_shares(&self, graph: &FileGraph, out: &[f64]) -> Vec<f64> {
+        let mut shares = vec![0.0; self.idents];
+        for (u, &c) in out.iter().enumerate() {
             if self.inv_sum[u] == 0.0 {
                 continue;
             }
-            let c = xu * self.inv_sum[u];
-            next[u] += c * self.self_weight[u];
             for &(i, w) in graph.bundles(u as u32) {
-                per_ident[i as usize] += c * w;
+                shares[i as usize] += c * w;
             }
         }
-        for &i in &self.order {
-            let z = per_ident[i as usize];
-            if z != 0.0 {
-                for &v in self.definer_nodes.get(i as usize) {
-                    next[v as usize] += z;
-                }
+        shares
+    }
+
+    /// The transposition of `bundles` (the graph's, by node), for [`FileGraph::keep`].
+    fn transpose(&mut self, bundles: &Csr<(u32, f64)>) {
+        self.referrers = Some(Csr::group_in_parallel(self.idents, || {
+            (0..bundles.keys() as u32).flat_map(move |u| {
+                let bundles = bundles.get(u as usize);
+                bundles.iter().map(move |&(i, w)| (i, (u, w)))
+            })
+        }));
+    }
+
+    /// Node `u`'s bundles' weights, copied into the transposition after a re-weigh.
+    fn copy_weights(&mut self, u: u32, bundles: &[(u32, f64)]) {
+        let Some(referrers) = &mut self.referrers else {
+            return;
+        };
+        for &(i, w) in bundles {
+            let referrers = referrers.get_mut(i as usize);
+            let at = referrers.partition_point(|&(v, _)| v < u);
+            debug_assert_eq!(referrers.get(at).map(|r| r.0), Some(u));
+            if let Some(r) = referrers.get_mut(at) {
+                r.1 = w;
             }
         }
     }
+}
+
+/// Each identifier's share, summed from its referrers in node order; identifiers in
+/// parallel.
+fn gathered_shares(referrers: &Csr<(u32, f64)>, out: &[f64]) -> Vec<f64> {
+    (0..referrers.keys())
+        .into_par_iter()
+        .with_min_len(FactoredAdjacency::MIN_TASK)
+        .map(|k| {
+            let bundles = referrers.get(k);
+            bundles
+                .iter()
+                .fold(0.0, |z, &(u, w)| z + out[u as usize] * w)
+        })
+        .collect()
 }
 
 impl FileGraph {
@@ -321,28 +393,25 @@ impl FileGraph {
         let self_weight = sums.iter().map(|&(own, _)| own).collect();
         let out_weight: Vec<f64> = sums.iter().map(|&(_, total)| total).collect();
         let inv_sum = out_weight.iter().map(|&total| inverse(total)).collect();
-        let n_idents = index.names.len();
-        let mut definer_start = Vec::with_capacity(n_idents + 1);
-        let mut definer_nodes = Vec::new();
-        definer_start.push(0u32);
-        for i in 0..n_idents as u32 {
-            if self.referenced[i as usize] {
-                definer_nodes.extend(index.definers(i).iter().map(|&d| self.node_of[d as usize]));
-            }
-            definer_start.push(definer_nodes.len() as u32);
-        }
         let order = index
             .def_order()
             .iter()
             .copied()
-            .filter(|&i| self.referenced[i as usize])
-            .collect();
+            .filter(|&i| self.referenced[i as usize]);
+        let node_of = &self.node_of;
+        let defined = Csr::group_in_parallel(self.nodes.len(), || {
+            order.clone().flat_map(|i| {
+                let definers = index.definers(i);
+                definers.iter().map(move |&d| (node_of[d as usize], i))
+            })
+        });
         self.out_weight = out_weight;
         self.adjacency = Adjacency::Factored(FactoredAdjacency {
             inv_sum,
             self_weight,
-            definer_nodes: Csr::from_parts(definer_start, definer_nodes),
-            order,
+            idents: index.names.len(),
+            referrers: None,
+            defined,
         });
     }
 
@@ -435,7 +504,19 @@ impl FileGraph {
             self.out_weight[u as usize] = total;
             if let Adjacency::Factored(g) = &mut self.adjacency {
                 g.inv_sum[u as usize] = inverse(total);
+                g.copy_weights(u, self.bundles.get(u as usize));
             }
+        }
+    }
+
+    /// Readies a graph kept for more rankings ([`FileGraph::reweigh`]): the factored
+    /// adjacency gets its bundles transposed, which a step then sums on every thread.
+    /// Made once per kept graph, as a single ranking would not gain back its cost.
+    pub(crate) fn keep(&mut self) {
+        if let Adjacency::Factored(g) = &mut self.adjacency
+            && g.referrers.is_none()
+        {
+            g.transpose(&self.bundles);
         }
     }
 

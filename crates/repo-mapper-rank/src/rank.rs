@@ -44,8 +44,10 @@ pub fn rank_with<'a>(
     let fits = index.fits(&request.files);
     let graph = if fits { index.graph.take() } else { None };
     let kept = fits.then_some(&*index);
-    let (ranking, graph) = rank_prepared(request, config, prepare(request, config, kept, graph));
+    let (ranking, mut graph) =
+        rank_prepared(request, config, prepare(request, config, kept, graph));
     if fits {
+        graph.keep();
         index.graph = Some(graph);
     }
     ranking
