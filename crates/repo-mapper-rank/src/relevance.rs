@@ -219,29 +219,28 @@ pub(crate) fn full_text_scores(
 ) -> Vec<f64> {
     let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
     let q = hashes.len();
-    // Per file: its length, then one frequency per term.
-    let rows: Vec<(f64, Vec<f64>)> = files
-        .par_iter()
+    // Per file, one row: its length, then one frequency per term.
+    let mut rows = vec![0.0; files.len() * (q + 1)];
+    rows.par_chunks_mut(q + 1)
+        .zip(files)
         .zip(path_words)
-        .map(|(f, words)| {
-            let tf: Vec<f64> = hashes
-                .iter()
-                .map(|&h| f64::from(f.terms.count(h)) + path_weight * f64::from(words.count(h)))
-                .collect();
-            let len = f.terms.words() as f64 + path_weight * words.words() as f64;
-            (len, tf)
-        })
-        .collect();
+        .with_min_len(256)
+        .for_each(|((row, f), words)| {
+            row[0] = f.terms.words() as f64 + path_weight * words.words() as f64;
+            for (tf, &h) in row[1..].iter_mut().zip(&hashes) {
+                *tf = f64::from(f.terms.count(h)) + path_weight * f64::from(words.count(h));
+            }
+        });
+    let rows = || rows.chunks_exact(q + 1).map(|row| (row[0], &row[1..]));
     let n = files.len() as f64;
-    let avg = rows.iter().map(|(l, _)| l).sum::<f64>() / n.max(1.0);
+    let avg = rows().map(|(len, _)| len).sum::<f64>() / n.max(1.0);
     let idf: Vec<f64> = (0..q)
         .map(|t| {
-            let df = rows.iter().filter(|(_, tf)| tf[t] > 0.0).count() as f64;
+            let df = rows().filter(|(_, tf)| tf[t] > 0.0).count() as f64;
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect();
-    let mut scores: Vec<f64> = rows
-        .iter()
+    let mut scores: Vec<f64> = rows()
         .map(|(len, tf)| {
             let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg.max(1e-9));
             tf.iter()

@@ -240,10 +240,27 @@ impl Terms {
         self.words - listed
     }
 
-    /// How many times words of hash `hash` occur.
+    /// How many times words of hash `hash` occur. Hashes are spread evenly, so the search
+    /// starts where `hash` would sit and widens from there: a probe or two, in one or two
+    /// cache lines, instead of a binary search's dozen.
     pub fn count(&self, hash: u32) -> u32 {
         let key = u64::from(hash) << 32;
-        let at = self.packed.partition_point(|&p| p < key);
+        let packed = &self.packed[..];
+        let n = packed.len();
+        let guess = ((u64::from(hash) * n as u64) >> TERM_HASH_BITS) as usize;
+        let (mut lo, mut hi) = (guess.min(n), guess.min(n));
+        let mut step = 1;
+        while lo > 0 && packed[lo - 1] >= key {
+            lo = lo.saturating_sub(step);
+            step *= 2;
+        }
+        step = 1;
+        while hi < n && packed[hi] < key {
+            hi = (hi + step).min(n);
+            step *= 2;
+        }
+        // Every pair below `lo` is under `key`, every one from `hi` at or above it.
+        let at = lo + packed[lo..hi].partition_point(|&p| p < key);
         match self.packed.get(at) {
             Some(&p) if p >> 32 == u64::from(hash) => p as u32,
             _ => 0,
@@ -301,6 +318,26 @@ mod tests {
         ) {
             prop_assert_eq!(words_of(&text), plain_code_words(&text));
             prop_assert_eq!(words_of(&any), plain_code_words(&any));
+        }
+
+        /// The search that starts at a hash's expected place finds what a plain search
+        /// finds, for hashes spread evenly or bunched at either end, present or not.
+        #[test]
+        fn count_finds_every_hash_a_plain_search_finds(
+            spread in proptest::collection::btree_map(0u32..1 << TERM_HASH_BITS, 1u32..9, 0..300),
+            bunched in proptest::collection::btree_map(0u32..64, 1u32..9, 0..40),
+            probes in proptest::collection::vec(0u32..1 << TERM_HASH_BITS, 0..50),
+        ) {
+            let top = |h: u32| (1 << TERM_HASH_BITS) - 1 - h;
+            let high = bunched.iter().map(|(&h, &n)| (top(h), n)).collect();
+            for pairs in [spread, high, bunched] {
+                let sorted = pairs.iter().map(|(&h, &n)| (h, n)).collect();
+                let terms = Terms::from_sorted(sorted, 0).unwrap();
+                let hashes = pairs.keys().chain(&probes).copied().chain([0, u32::MAX]);
+                for h in hashes {
+                    prop_assert_eq!(terms.count(h), pairs.get(&h).copied().unwrap_or(0));
+                }
+            }
         }
     }
 
