@@ -1,6 +1,7 @@
 //! One uncached computation, a step per SPEC section: admit the files (§13.5, issue 12),
 //! scan their tags (§5), rank (§6–§8), fit the budget (§10), report.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use crate::config::Config;
 use crate::guard::{Refusal, RootGuard};
 use crate::history::History;
 use crate::map::{Computed, Progress, ProgressFn, RepoMap};
-use crate::paths::rel_fname;
+use crate::paths::{rel_fname, rel_name};
 use crate::request::{
     Anchors, Attempt, MapOutput, MapReport, MapRequest, NoMap, ReportEntry, Timings,
 };
@@ -527,20 +528,21 @@ fn scan_store(
 const KEEP_PARSES: usize = 8;
 
 /// The request's paths relative to the root, as the ranking takes them.
-struct RelNames {
-    other: Vec<String>,
+struct RelNames<'r> {
+    /// Borrowed from the request's paths where they are plain (no copy of every name).
+    other: Vec<Cow<'r, str>>,
     chat: HashSet<String>,
     anchor_files: Vec<String>,
     anchor_scoped: Vec<(String, String)>,
 }
 
-impl RelNames {
+impl<'r> RelNames<'r> {
     fn new(
         root: &Path,
-        request: &MapRequest,
+        request: &'r MapRequest,
         (admitted, anchors): (&Admitted, &Anchors),
         profile: Dialect,
-    ) -> RelNames {
+    ) -> RelNames<'r> {
         // Aider lists missing other files as bare entries (stage 3); the default profile
         // leaves them out: a map should not name files that do not exist (behaviour.md §13.5).
         // Files refused for lying outside the root are named by neither. Chat files are
@@ -550,7 +552,7 @@ impl RelNames {
             .iter()
             .filter(|f| !admitted.refused.contains(*f))
             .filter(|f| profile == Dialect::Aider || !admitted.missing.contains(*f))
-            .map(|f| rel_fname(root, f))
+            .map(|f| rel_name(root, f))
             .collect();
         RelNames {
             other,
@@ -574,7 +576,7 @@ fn rank_request<'a>(
     request: &'a MapRequest,
     admitted: &'a Admitted,
     scanned: &'a Scanned,
-    rel: &'a RelNames,
+    rel: &'a RelNames<'a>,
 ) -> RankRequest<'a> {
     let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
     let files = admitted
@@ -585,7 +587,7 @@ fn rank_request<'a>(
         .collect();
     let strs = |v: &'a [String]| v.iter().map(String::as_str).collect();
     let mut ranked = RankRequest::new(files, admitted.num_files);
-    ranked.other_rel_fnames = strs(&rel.other);
+    ranked.other_rel_fnames = rel.other.iter().map(|o| o.as_ref()).collect();
     ranked.mentioned_fnames = request.mentioned_files.iter().map(String::as_str).collect();
     ranked.mentioned_idents = request
         .mentioned_idents

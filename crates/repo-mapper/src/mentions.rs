@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use repo_mapper_tags::pycompat::isspace;
 
-use crate::paths::rel_fname;
+use crate::paths::{rel_fname, rel_name};
 
 /// The identifiers and files a message mentions (relative paths, `/`-separated as listed).
 ///
@@ -44,7 +44,11 @@ impl Mentions {
     /// root) and those of them in the chat (`chat_files`), as `Coder.get_repo_map` derives
     /// it from the current message. Like Aider, the message is read with the line break
     /// that ends each message of the exchange.
-    pub fn from_message(message: &str, all_files: &[String], chat_files: &[String]) -> Mentions {
+    pub fn from_message(
+        message: &str,
+        all_files: &[impl AsRef<str>],
+        chat_files: &[String],
+    ) -> Mentions {
         let text = format!("{message}\n");
         let idents = ident_mentions(&text);
         let mut files = file_mentions(&text, all_files, chat_files);
@@ -60,10 +64,14 @@ impl Mentions {
         chat_files: &[impl AsRef<Path>],
         other_files: &[impl AsRef<Path>],
     ) -> Mentions {
-        let rel = |f: &dyn AsRef<Path>| rel_fname(root, f.as_ref());
-        let chat: Vec<String> = chat_files.iter().map(|f| rel(f)).collect();
-        let mut all: Vec<String> = other_files.iter().map(|f| rel(f)).collect();
-        all.extend(chat.iter().cloned());
+        let chat: Vec<String> = (chat_files.iter())
+            .map(|f| rel_fname(root, f.as_ref()))
+            .collect();
+        // Borrowed from the paths: no copy of every file's name.
+        let mut all: Vec<Cow<'_, str>> = (other_files.iter())
+            .map(|f| rel_name(root, f.as_ref()))
+            .collect();
+        all.extend(chat.iter().map(|c| Cow::Borrowed(c.as_str())));
         all.sort_unstable();
         all.dedup();
         Mentions::from_message(message, &all, &chat)
@@ -81,7 +89,11 @@ pub fn ident_mentions(text: &str) -> BTreeSet<String> {
 /// `Coder.get_file_mentions(text)`: files of `all_files` not in the chat named in `text`
 /// by their whole path (either slash) or by a unique, file-like basename that is not the
 /// basename of a chat file.
-pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) -> BTreeSet<String> {
+pub fn file_mentions(
+    text: &str,
+    all_files: &[impl AsRef<str>],
+    chat_files: &[String],
+) -> BTreeSet<String> {
     let words = Names::new(message_words(text).into_iter().map(Cow::Borrowed));
     let normalized = Names::new(words.iter().map(|w| match w.contains('\\') {
         true => Cow::Owned(w.replace('\\', "/")),
@@ -93,15 +105,15 @@ pub fn file_mentions(text: &str, all_files: &[String], chat_files: &[String]) ->
     // Only basenames among the message's words can be mentioned by basename: the others
     // are not counted (a count of one is what matters).
     let mut by_basename: HashMap<&str, Vec<&str>> = HashMap::new();
-    let addable = all_files.iter().filter(|f| !chat.contains(f.as_str()));
+    let addable = (all_files.iter().map(AsRef::as_ref)).filter(|f| !chat.contains(f));
     for rel in addable {
         let slashed = if rel.contains('\\') {
             Cow::Owned(rel.replace('\\', "/"))
         } else {
-            Cow::Borrowed(rel.as_str())
+            Cow::Borrowed(rel)
         };
         if normalized.contains(slashed.as_ref()) {
-            mentioned.insert(rel.clone());
+            mentioned.insert(rel.to_owned());
         }
         let name = basename(rel);
         if words.contains(name) && name.contains(['/', '\\', '.', '_', '-']) {
@@ -157,7 +169,10 @@ fn message_words(text: &str) -> HashSet<&str> {
 
 /// `Coder.get_ident_filename_matches`: the files whose stem, lowercased and at least five
 /// characters long, equals a mentioned identifier of five characters or more, lowercased.
-pub fn ident_filename_matches(idents: &BTreeSet<String>, all_files: &[String]) -> BTreeSet<String> {
+pub fn ident_filename_matches(
+    idents: &BTreeSet<String>,
+    all_files: &[impl AsRef<str>],
+) -> BTreeSet<String> {
     // The message's few long identifiers are looked up by each file's stem, lowercased in
     // one reused buffer: no table of every file's stem is built.
     let wanted: HashSet<String> = (idents.iter())
@@ -169,7 +184,7 @@ pub fn ident_filename_matches(idents: &BTreeSet<String>, all_files: &[String]) -
         return matches;
     }
     let mut lowered = String::new();
-    for rel in all_files {
+    for rel in all_files.iter().map(AsRef::as_ref) {
         if rel.is_empty() || rel == "." {
             continue;
         }
@@ -182,7 +197,7 @@ pub fn ident_filename_matches(idents: &BTreeSet<String>, all_files: &[String]) -
             lowered = stem.to_lowercase();
         }
         if lowered.chars().count() >= 5 && wanted.contains(&lowered) {
-            matches.insert(rel.clone());
+            matches.insert(rel.to_owned());
         }
     }
     matches

@@ -1,18 +1,28 @@
 //! Paths as Aider names them.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// `os.path.relpath(path, root)` for absolute paths: `..` where `path` is outside `root`.
 pub(crate) fn rel_fname(root: &Path, path: &Path) -> String {
-    plain_rest(root, path).unwrap_or_else(|| rel_fname_by_components(root, path))
+    rel_name(root, path).into_owned()
+}
+
+/// [`rel_fname`], borrowed from `path` where it is the rest of `path` (the usual case: a
+/// warm map names every file of the repository, and need not copy their names).
+pub(crate) fn rel_name<'p>(root: &Path, path: &'p Path) -> Cow<'p, str> {
+    match plain_rest(root, path) {
+        Some(rest) => String::from_utf8_lossy(rest),
+        None => Cow::Owned(rel_fname_by_components(root, path)),
+    }
 }
 
 /// The rest of `path` after `root` and a `/`, compared as bytes, when that rest is plain
 /// (no empty, `.` or `..` component): then it is what the component-wise way gives, without
-/// walking components (a warm map names every file of the repository).
-fn plain_rest(root: &Path, path: &Path) -> Option<String> {
+/// walking components.
+fn plain_rest<'p>(root: &Path, path: &'p Path) -> Option<&'p [u8]> {
     let (root, path) = (root.as_os_str().as_bytes(), path.as_os_str().as_bytes());
     if root.len() < 2 || root.ends_with(b"/") {
         return None;
@@ -21,7 +31,7 @@ fn plain_rest(root: &Path, path: &Path) -> Option<String> {
     let plain = rest
         .split(|&b| b == b'/')
         .all(|c| !matches!(c, b"" | b"." | b".."));
-    plain.then(|| String::from_utf8_lossy(rest).into_owned())
+    plain.then_some(rest)
 }
 
 fn rel_fname_by_components(root: &Path, path: &Path) -> String {
@@ -161,7 +171,7 @@ mod tests {
                 let (root, path) = (Path::new(root), Path::new(path));
                 if let Some(fast) = plain_rest(root, path) {
                     assert_eq!(
-                        fast,
+                        String::from_utf8_lossy(fast),
                         rel_fname_by_components(root, path),
                         "{root:?} {path:?}"
                     );
