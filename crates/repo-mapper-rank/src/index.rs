@@ -172,6 +172,12 @@ impl<'a> TagIndex<'a> {
         self.core.referencers.get(ident as usize)
     }
 
+    /// Whether this index is kept between rankings (a warm session's): then what is
+    /// computed once per index pays for itself.
+    pub(crate) fn is_kept(&self) -> bool {
+        self.kept
+    }
+
     /// Which identifiers hold which word parts (built once per core).
     pub(crate) fn part_index(&self) -> &PartIndex {
         self.core

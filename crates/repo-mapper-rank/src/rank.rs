@@ -10,14 +10,15 @@ use rayon::iter::{
     IntoParallelRefMutIterator, ParallelIterator,
 };
 use rayon::slice::ParallelSliceMut;
-use repo_mapper_tags::fxhash::FxBuildHasher;
 
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
-use crate::relevance::{Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores};
+use crate::relevance::{
+    Relevance, caller_scores, full_text_scores, is_auxiliary, lexical_scores, names_holding,
+};
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
@@ -369,13 +370,7 @@ fn boost_matching_definitions(
     query: &[&str],
     boost: f64,
 ) {
-    let parts = index.part_index();
-    let mut hits: HashMap<u32, f64, FxBuildHasher> = HashMap::default();
-    for term in query {
-        for id in parts.names_with(term) {
-            *hits.entry(id).or_default() += 1.0;
-        }
-    }
+    let hits = names_holding(index, query);
     if hits.is_empty() {
         return;
     }

@@ -280,6 +280,42 @@ pub(crate) fn caller_scores(index: &TagIndex<'_>, chat: &[bool]) -> Vec<f64> {
     scores
 }
 
+/// Per identifier whose name holds some of `terms` as word parts (compared by hash, as
+/// [`PartIndex`] compares them): how many. A kept index looks the terms up in its
+/// [`PartIndex`]; an index for one ranking splits each name once instead, on every
+/// thread, which costs a fraction of building the part index (no list of every part,
+/// no sort).
+pub(crate) fn names_holding(
+    index: &TagIndex<'_>,
+    terms: &[&str],
+) -> HashMap<u32, f64, BuildHasherDefault<FxHasher>> {
+    let mut hits: HashMap<u32, f64, BuildHasherDefault<FxHasher>> = HashMap::default();
+    if index.is_kept() {
+        let parts = index.part_index();
+        for term in terms {
+            for id in parts.names_with(term) {
+                *hits.entry(id).or_default() += 1.0;
+            }
+        }
+        return hits;
+    }
+    let wanted: Vec<u64> = terms.iter().map(|t| part_hash(t)).collect();
+    let found: Vec<(u32, f64)> = (index.names.par_iter().enumerate())
+        .with_min_len(4096)
+        .map_init(Vec::new, |hashes, (id, name)| {
+            hashes.clear();
+            word_parts(name, &mut |p| hashes.push(part_hash(p)));
+            hashes.sort_unstable();
+            hashes.dedup();
+            let held = wanted.iter().filter(|w| hashes.binary_search(w).is_ok());
+            (id as u32, held.count() as f64)
+        })
+        .filter(|&(_, n)| n > 0.0)
+        .collect();
+    hits.extend(found);
+    hits
+}
+
 /// Every (word-part hash, identifier) of a request's names, sorted: the identifiers whose
 /// names hold a given part, without splitting every name for every message. Kept with a
 /// kept index, so a warm session builds it once.
