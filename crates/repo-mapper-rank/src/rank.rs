@@ -172,6 +172,9 @@ struct Prepared<'r, 'a> {
     lexical: Vec<f64>,
     /// Per file: use of the chat files' definitions, 0–1 (empty when not read).
     callers: Vec<f64>,
+    /// Per file: whether it is auxiliary ([`is_auxiliary`]), as a kept index keeps it
+    /// (`None`: found per ranking).
+    auxiliary: Option<Vec<bool>>,
     /// Time spent building the index and the graph.
     timings: RankTimings,
 }
@@ -232,6 +235,9 @@ fn prepare<'r, 'a>(
     } else {
         Vec::new()
     };
+    let auxiliary = kept
+        .filter(|_| relevance.test_factor != 1.0)
+        .map(|k| k.auxiliary().to_vec());
     let graph = build_graph(&index, &chat, &anchors.mentioned_idents, config, kept_graph);
     let timings = RankTimings {
         index: indexed - started,
@@ -249,6 +255,7 @@ fn prepare<'r, 'a>(
         forced: anchors.forced,
         lexical,
         callers,
+        auxiliary,
         timings,
     }
 }
@@ -324,9 +331,13 @@ fn reweigh_definitions(
     let aux: Vec<f64> = prep
         .files
         .iter()
-        .map(|file| {
-            let named = request.mentioned_fnames.contains(file.rel_fname);
-            let aux = !named && is_auxiliary(file.rel_fname);
+        .enumerate()
+        .map(|(fi, file)| {
+            let auxiliary = match &prep.auxiliary {
+                Some(kept) => kept[fi],
+                None => is_auxiliary(file.rel_fname),
+            };
+            let aux = auxiliary && !request.mentioned_fnames.contains(file.rel_fname);
             if aux { relevance.test_factor } else { 1.0 }
         })
         .collect();
@@ -620,8 +631,9 @@ fn sort_like_aider(
         return;
     };
     let mut keyed: Vec<(u64, u64, u32)> = def_ranks
-        .iter()
+        .par_iter()
         .enumerate()
+        .with_min_len(1 << 14)
         .map(|(at, d)| {
             let names =
                 u64::from(file_ord[d.file as usize]) << 32 | u64::from(ident_ord[d.ident as usize]);
@@ -633,20 +645,35 @@ fn sort_like_aider(
 }
 
 /// Sorts `items` by `order` (a total order), or when `head` is below their number keeps
-/// only the first `head` of that order, sorted.
-fn sort_head<T: Send>(
+/// only the first `head` of that order, sorted. The head is selected in a piece of
+/// `items` per thread first: a total order's first `head` are among the pieces' first
+/// `head`s.
+fn sort_head<T: Send + Sync + Copy>(
     items: &mut Vec<T>,
     head: Option<usize>,
     order: impl Fn(&T, &T) -> std::cmp::Ordering + Sync,
 ) {
-    match head.filter(|&k| k < items.len()) {
-        Some(k) => {
-            items.select_nth_unstable_by(k, &order);
-            items.truncate(k);
-            items.sort_unstable_by(&order);
-        }
-        None => items.par_sort_unstable_by(order),
+    let Some(k) = head.filter(|&k| k < items.len()) else {
+        items.par_sort_unstable_by(order);
+        return;
+    };
+    let threads = rayon::current_num_threads();
+    if threads > 1 && items.len() >= (1 << 16).max(4 * k * threads) {
+        let piece = items.len().div_ceil(threads);
+        *items = (items.par_chunks_mut(piece))
+            .flat_map_iter(|piece| {
+                if k < piece.len() {
+                    piece.select_nth_unstable_by(k, &order);
+                }
+                piece[..k.min(piece.len())].to_vec()
+            })
+            .collect();
     }
+    if k < items.len() {
+        items.select_nth_unstable_by(k, &order);
+        items.truncate(k);
+    }
+    items.sort_unstable_by(&order);
 }
 
 /// An integer that orders as `f64::total_cmp` orders `x`.
@@ -659,6 +686,28 @@ fn total_order_key(x: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The head selected piece by piece on several threads is the head of the whole
+    /// sort (inputs above the size where the pieces are used).
+    #[test]
+    fn a_head_selected_in_pieces_is_the_sorted_head() {
+        let items: Vec<u64> = (0..200_000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20)
+            .collect();
+        let mut sorted = items.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            for k in [1, 10, 1000, 16_000, 199_999] {
+                let mut head = items.clone();
+                pool.install(|| sort_head(&mut head, Some(k), |a, b| b.cmp(a)));
+                assert_eq!(head, sorted[..k], "{threads} threads, head {k}");
+            }
+        }
+    }
 
     #[test]
     fn total_order_keys_order_as_total_cmp() {

@@ -7,6 +7,7 @@ use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
+use crate::relevance::is_auxiliary;
 use crate::{CountedTags, FileTags, Terms};
 
 /// The identifier index (behaviour.md §6.1) of a list of files, kept to rank the same files again
@@ -61,6 +62,9 @@ pub struct RankIndex {
     /// first ranking that scores a message: a warm session splits each path once, not at
     /// every call.
     path_words: OnceLock<Vec<Terms>>,
+    /// Per file: whether its path is a test's, a doc's or an example's
+    /// ([`is_auxiliary`]), made at the first ranking that asks.
+    auxiliary: OnceLock<Vec<bool>>,
 }
 
 impl std::fmt::Debug for RankIndex {
@@ -109,6 +113,7 @@ impl RankIndex {
                 .collect(),
             graph: None,
             path_words: OnceLock::new(),
+            auxiliary: OnceLock::new(),
         }
     }
 
@@ -118,6 +123,15 @@ impl RankIndex {
             self.files
                 .par_iter()
                 .map(|f| Terms::of_text(&f.rel_fname))
+                .collect()
+        })
+    }
+
+    /// Per file, in file order: whether it is auxiliary ([`is_auxiliary`]).
+    pub(crate) fn auxiliary(&self) -> &[bool] {
+        self.auxiliary.get_or_init(|| {
+            (self.files.par_iter())
+                .map(|f| is_auxiliary(&f.rel_fname))
                 .collect()
         })
     }
