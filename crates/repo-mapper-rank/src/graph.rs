@@ -19,9 +19,10 @@
 //! order, tags in file order), self-edges first as Aider adds them, referencers and definers
 //! of an identifier in file order.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
+use repo_mapper_tags::fxhash::FxBuildHasher;
 
 use crate::csr::{Csr, NONE, split_at_bounds};
 use crate::index::TagIndex;
@@ -180,10 +181,9 @@ pub(crate) struct FactoredAdjacency {
     self_weight: Vec<f64>,
     /// The number of identifiers (the index's).
     idents: usize,
-    /// Per identifier: its `(referencing node, weight)` bundles, in node order. Made for
-    /// a kept graph, whose PageRank runs again ([`FileGraph::keep`]); without it a step
-    /// reads the graph's bundles by node.
-    referrers: Option<Csr<(u32, f64)>>,
+    /// The bundles transposed by identifier. Made for a kept graph, whose PageRank runs
+    /// again ([`FileGraph::keep`]); without it a step reads the graph's bundles by node.
+    referrers: Option<Referrers>,
     /// Per node: the referenced identifiers it defines, in order of first definition.
     defined: Csr<u32>,
 }
@@ -202,7 +202,7 @@ impl FactoredAdjacency {
             .map(|(&xu, &inv)| xu * inv)
             .collect();
         let shares = match &self.referrers {
-            Some(referrers) => gathered_shares(referrers, &out),
+            Some(referrers) => referrers.shares(&out),
             None => self.scattered_shares(graph, &out),
         };
         next.par_iter_mut()
@@ -234,43 +234,89 @@ impl FactoredAdjacency {
 
     /// The transposition of `bundles` (the graph's, by node), for [`FileGraph::keep`].
     fn transpose(&mut self, bundles: &Csr<(u32, f64)>) {
-        self.referrers = Some(Csr::group_in_parallel(self.idents, || {
-            (0..bundles.keys() as u32).flat_map(move |u| {
-                let bundles = bundles.get(u as usize);
-                bundles.iter().map(move |&(i, w)| (i, (u, w)))
-            })
-        }));
+        self.referrers = Some(Referrers::new(self.idents, bundles));
     }
 
     /// Node `u`'s bundles' weights, copied into the transposition after a re-weigh.
     fn copy_weights(&mut self, u: u32, bundles: &[(u32, f64)]) {
-        let Some(referrers) = &mut self.referrers else {
-            return;
-        };
-        for &(i, w) in bundles {
-            let referrers = referrers.get_mut(i as usize);
-            let at = referrers.partition_point(|&(v, _)| v < u);
-            debug_assert_eq!(referrers.get(at).map(|r| r.0), Some(u));
-            if let Some(r) = referrers.get_mut(at) {
-                r.1 = w;
+        if let Some(referrers) = &mut self.referrers {
+            for &(i, w) in bundles {
+                referrers.set(i, u, w);
             }
         }
     }
 }
 
-/// Each identifier's share, summed from its referrers in node order; identifiers in
-/// parallel.
-fn gathered_shares(referrers: &Csr<(u32, f64)>, out: &[f64]) -> Vec<f64> {
-    (0..referrers.keys())
-        .into_par_iter()
-        .with_min_len(FactoredAdjacency::MIN_TASK)
-        .map(|k| {
-            let bundles = referrers.get(k);
-            bundles
-                .iter()
-                .fold(0.0, |z, &(u, w)| z + out[u as usize] * w)
-        })
-        .collect()
+/// A kept graph's bundles transposed: per identifier, its referencing nodes in node
+/// order, each with its weight's id. A graph's weights take few values (a multiplier, a
+/// chat factor, a count's square root), so each is kept once and a step reads 8 bytes a
+/// bundle instead of 16: PageRank's step is bound by memory.
+struct Referrers {
+    /// Per identifier: `(node, weight id)`, in node order.
+    bundles: Csr<(u32, u32)>,
+    /// The weights by id.
+    weights: Vec<f64>,
+    /// The id of each weight, by its bits.
+    ids: HashMap<u64, u32, FxBuildHasher>,
+}
+
+impl Referrers {
+    /// `bundles` (by node) transposed over `idents` identifiers.
+    fn new(idents: usize, bundles: &Csr<(u32, f64)>) -> Referrers {
+        let mut referrers = Referrers {
+            bundles: Csr::from_parts(vec![0], Vec::new()),
+            weights: Vec::new(),
+            ids: HashMap::default(),
+        };
+        let ids: Vec<u32> = (bundles.values().iter())
+            .map(|&(_, w)| referrers.id_of(w))
+            .collect();
+        referrers.bundles = Csr::group_in_parallel(idents, || {
+            (0..bundles.keys()).flat_map(|u| {
+                let range = bundles.range(u);
+                let (values, ids) = (&bundles.values()[range.clone()], &ids[range]);
+                (values.iter().zip(ids)).map(move |(&(i, _), &id)| (i, (u as u32, id)))
+            })
+        });
+        referrers
+    }
+
+    /// The id of weight `w`, given it if it has none yet.
+    fn id_of(&mut self, w: f64) -> u32 {
+        let next = self.weights.len() as u32;
+        let id = *self.ids.entry(w.to_bits()).or_insert(next);
+        if id == next {
+            self.weights.push(w);
+        }
+        id
+    }
+
+    /// Sets the weight of node `u`'s bundle of identifier `i` (which it has).
+    fn set(&mut self, i: u32, u: u32, w: f64) {
+        let id = self.id_of(w);
+        let bundles = self.bundles.get_mut(i as usize);
+        let at = bundles.partition_point(|&(v, _)| v < u);
+        debug_assert_eq!(bundles.get(at).map(|r| r.0), Some(u));
+        if let Some(b) = bundles.get_mut(at) {
+            b.1 = id;
+        }
+    }
+
+    /// Each identifier's share of `out` (each node's rank over its out-weight), summed
+    /// from its referrers in node order; identifiers in parallel.
+    fn shares(&self, out: &[f64]) -> Vec<f64> {
+        let weights = &self.weights[..];
+        (0..self.bundles.keys())
+            .into_par_iter()
+            .with_min_len(FactoredAdjacency::MIN_TASK)
+            .map(|i| {
+                let bundles = self.bundles.get(i);
+                (bundles.iter()).fold(0.0, |z, &(u, id)| {
+                    z + out[u as usize] * weights[id as usize]
+                })
+            })
+            .collect()
+    }
 }
 
 impl FileGraph {
