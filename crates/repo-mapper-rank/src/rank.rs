@@ -10,6 +10,7 @@ use rayon::iter::{
     IntoParallelRefMutIterator, ParallelIterator,
 };
 use rayon::slice::ParallelSliceMut;
+use repo_mapper_tags::fxhash::FxBuildHasher;
 
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
@@ -459,7 +460,8 @@ fn places(score: &[f64]) -> Vec<Option<usize>> {
 /// Per file: whether an earlier entry has the same `rel_fname` (then this one is left
 /// out).
 pub(crate) fn duplicate_flags(files: &[FileTags<'_>]) -> Vec<bool> {
-    let mut seen: HashSet<&str> = HashSet::with_capacity(files.len());
+    let mut seen: HashSet<&str, FxBuildHasher> =
+        HashSet::with_capacity_and_hasher(files.len(), FxBuildHasher::default());
     files.iter().map(|f| !seen.insert(f.rel_fname)).collect()
 }
 

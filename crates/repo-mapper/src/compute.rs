@@ -61,6 +61,19 @@ impl Admitted {
         (!self.stamps.iter().any(|s| s.racy_at(now))).then_some(digest)
     }
 
+    /// Per present file: whether it is one of `chat_files`. The present files are in
+    /// path order, so each chat file is looked up by a binary search (a set of the chat
+    /// files would hash every present path, component by component).
+    fn chat_flags(&self, chat_files: &[PathBuf]) -> Vec<bool> {
+        let mut flags = vec![false; self.present.len()];
+        for chat in chat_files {
+            if let Ok(at) = (self.present).binary_search_by(|(abs, _)| abs.as_path().cmp(chat)) {
+                flags[at] = true;
+            }
+        }
+        flags
+    }
+
     /// A hash of which files are present and each one's [`Stamp`].
     pub(crate) fn stamps_digest(&self) -> [u8; 32] {
         // One buffer hashed once: blake3 costs more per `update` than per byte here.
@@ -578,12 +591,9 @@ fn rank_request<'a>(
     scanned: &'a Scanned,
     rel: &'a RelNames<'a>,
 ) -> RankRequest<'a> {
-    let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
-    let files = admitted
-        .present
-        .iter()
-        .zip(&scanned.tags)
-        .map(|((abs, rel), tags)| FileTags::counted(rel, tags).with_chat(chat.contains(abs)))
+    let chat = admitted.chat_flags(&request.chat_files);
+    let files = (admitted.present.iter().zip(&scanned.tags).zip(chat))
+        .map(|(((_, rel), tags), chat)| FileTags::counted(rel, tags).with_chat(chat))
         .collect();
     let strs = |v: &'a [String]| v.iter().map(String::as_str).collect();
     let mut ranked = RankRequest::new(files, admitted.num_files);
