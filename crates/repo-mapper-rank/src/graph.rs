@@ -254,46 +254,50 @@ impl FactoredAdjacency {
 struct Referrers {
     /// Per identifier: `(node, weight id)`, in node order.
     bundles: Csr<(u32, u32)>,
+    weights: Weights,
+}
+
+/// Each distinct weight once, by id.
+#[derive(Default)]
+struct Weights {
     /// The weights by id.
-    weights: Vec<f64>,
+    values: Vec<f64>,
     /// The id of each weight, by its bits.
     ids: HashMap<u64, u32, FxBuildHasher>,
+}
+
+impl Weights {
+    /// The id of weight `w`, given it if it has none yet.
+    fn id_of(&mut self, w: f64) -> u32 {
+        let next = self.values.len() as u32;
+        let id = *self.ids.entry(w.to_bits()).or_insert(next);
+        if id == next {
+            self.values.push(w);
+        }
+        id
+    }
 }
 
 impl Referrers {
     /// `bundles` (by node) transposed over `idents` identifiers.
     fn new(idents: usize, bundles: &Csr<(u32, f64)>) -> Referrers {
-        let mut referrers = Referrers {
-            bundles: Csr::from_parts(vec![0], Vec::new()),
-            weights: Vec::new(),
-            ids: HashMap::default(),
-        };
+        let mut weights = Weights::default();
         let ids: Vec<u32> = (bundles.values().iter())
-            .map(|&(_, w)| referrers.id_of(w))
+            .map(|&(_, w)| weights.id_of(w))
             .collect();
-        referrers.bundles = Csr::group_in_parallel(idents, || {
+        let bundles = Csr::group_in_parallel(idents, || {
             (0..bundles.keys()).flat_map(|u| {
                 let range = bundles.range(u);
                 let (values, ids) = (&bundles.values()[range.clone()], &ids[range]);
                 (values.iter().zip(ids)).map(move |(&(i, _), &id)| (i, (u as u32, id)))
             })
         });
-        referrers
-    }
-
-    /// The id of weight `w`, given it if it has none yet.
-    fn id_of(&mut self, w: f64) -> u32 {
-        let next = self.weights.len() as u32;
-        let id = *self.ids.entry(w.to_bits()).or_insert(next);
-        if id == next {
-            self.weights.push(w);
-        }
-        id
+        Referrers { bundles, weights }
     }
 
     /// Sets the weight of node `u`'s bundle of identifier `i` (which it has).
     fn set(&mut self, i: u32, u: u32, w: f64) {
-        let id = self.id_of(w);
+        let id = self.weights.id_of(w);
         let bundles = self.bundles.get_mut(i as usize);
         let at = bundles.partition_point(|&(v, _)| v < u);
         debug_assert_eq!(bundles.get(at).map(|r| r.0), Some(u));
@@ -305,7 +309,7 @@ impl Referrers {
     /// Each identifier's share of `out` (each node's rank over its out-weight), summed
     /// from its referrers in node order; identifiers in parallel.
     fn shares(&self, out: &[f64]) -> Vec<f64> {
-        let weights = &self.weights[..];
+        let weights = &self.weights.values[..];
         (0..self.bundles.keys())
             .into_par_iter()
             .with_min_len(FactoredAdjacency::MIN_TASK)

@@ -18,7 +18,7 @@ use repo_mapper_tags::{Terms, code_words, is_stop_word, term_hash, word_parts};
 
 use crate::FileTags;
 use crate::index::TagIndex;
-use repo_mapper_tags::fxhash::FxHasher;
+use repo_mapper_tags::fxhash::{FxBuildHasher, FxHasher};
 
 /// How far the ranking departs from the SPEC's, and where. [`Relevance::SPEC`] departs
 /// nowhere (the `spec` and `aider` profiles); [`Relevance::MEASURED`] is what measured
@@ -288,8 +288,8 @@ pub(crate) fn caller_scores(index: &TagIndex<'_>, chat: &[bool]) -> Vec<f64> {
 pub(crate) fn names_holding(
     index: &TagIndex<'_>,
     terms: &[&str],
-) -> HashMap<u32, f64, BuildHasherDefault<FxHasher>> {
-    let mut hits: HashMap<u32, f64, BuildHasherDefault<FxHasher>> = HashMap::default();
+) -> HashMap<u32, f64, FxBuildHasher> {
+    let mut hits: HashMap<u32, f64, FxBuildHasher> = HashMap::default();
     if index.is_kept() {
         let parts = index.part_index();
         for term in terms {

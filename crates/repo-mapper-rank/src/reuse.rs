@@ -269,13 +269,15 @@ mod tests {
             &["name_3", "name_40", "own_a"],
             &["name_17"],
         ];
-        // The exact adjacency, and the factored one (every graph above the limit); the
-        // SPEC's ranking, and the measured one with a message (BM25 over the paths' words,
-        // which the kept index splits once).
+        // The exact adjacency, and the factored one (every graph above the limit: a kept
+        // one steps over its transposed bundles); the SPEC's ranking, and the measured one
+        // with a message (BM25 over the paths' words, which the kept index splits once) —
+        // the MCP server's ranking of a large repository.
         for (exact_edge_limit, relevance) in [
             (usize::MAX, Relevance::SPEC),
             (0, Relevance::SPEC),
             (usize::MAX, Relevance::MEASURED),
+            (0, Relevance::MEASURED),
         ] {
             let mut index = index_of(&names, &tags);
             let mut config = RankConfig::default();

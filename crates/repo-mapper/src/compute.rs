@@ -61,15 +61,19 @@ impl Admitted {
         (!self.stamps.iter().any(|s| s.racy_at(now))).then_some(digest)
     }
 
-    /// Per present file: whether it is one of `chat_files`. The present files are in
-    /// path order, so each chat file is looked up by a binary search (a set of the chat
-    /// files would hash every present path, component by component).
+    /// Where `path` is among the present files, which are in path order (a binary
+    /// search: a set of paths would hash each one component by component).
+    pub(crate) fn find(&self, path: &Path) -> Option<usize> {
+        (self.present)
+            .binary_search_by(|(abs, _)| abs.as_path().cmp(path))
+            .ok()
+    }
+
+    /// Per present file: whether it is one of `chat_files`.
     fn chat_flags(&self, chat_files: &[PathBuf]) -> Vec<bool> {
         let mut flags = vec![false; self.present.len()];
-        for chat in chat_files {
-            if let Ok(at) = (self.present).binary_search_by(|(abs, _)| abs.as_path().cmp(chat)) {
-                flags[at] = true;
-            }
+        for at in chat_files.iter().filter_map(|chat| self.find(chat)) {
+            flags[at] = true;
         }
         flags
     }

@@ -245,10 +245,7 @@ fn recheck(config: &Config, admitted: &mut Admitted, paths: &[PathBuf]) -> Optio
     let mut guard = RootGuard::new(&config.root, config.follow_external_symlinks);
     guard.resolve_dirs(paths.iter().map(|p| p.as_path()));
     for path in paths {
-        let at = admitted
-            .present
-            .binary_search_by(|(abs, _)| abs.cmp(path))
-            .ok()?;
+        let at = admitted.find(path)?;
         let (meta, link) = guard.check(path).ok()?;
         if link && !admitted.links.contains(path) {
             return None; // a new symlink: listed by a full check
