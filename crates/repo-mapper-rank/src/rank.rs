@@ -331,7 +331,7 @@ fn reweigh_definitions(
     }
     let aux: Vec<f64> = prep
         .files
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(fi, file)| {
             let auxiliary = match &prep.auxiliary {

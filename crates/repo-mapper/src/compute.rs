@@ -477,8 +477,7 @@ impl RepoMap {
 /// once or twice).
 pub(crate) fn sorted_union<'p>(chat: &'p [PathBuf], other: &'p [PathBuf]) -> Vec<&'p PathBuf> {
     let mut all: Vec<&PathBuf> = other.iter().collect();
-    crate::paths::sort_paths(&mut all);
-    all.dedup();
+    crate::paths::sort_paths(&mut all).dedup(&mut all);
     for c in chat {
         if let Err(at) = all.binary_search(&c) {
             all.insert(at, c);
