@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, FileStamp, KeptParse, Language, Limits, Terms,
+    CountedTags, CutShort, Dialect, FileStamp, KeptParse, Language, Limits, StatTime, Terms,
     extract_source_parsed, source_from_bytes,
 };
 
@@ -316,16 +316,36 @@ pub(crate) fn scan_layered(
     // Stamps given for another list are not used.
     let stamps = opts.stamps.filter(|s| s.len() == files.len());
     let early = AtomicUsize::new(0);
+    let check_one = |i: usize| {
+        let (fname, rel) = &files[i];
+        let given = stamps.map(|s| s[i]);
+        let checked = check(store, &layers, (fname, rel, given), opts, started);
+        read_early(checked, &early, (opts, layers.by_content), store)
+    };
+    // The files changed last first: an edited file is among them, and its parse then
+    // starts at once instead of when a thread's share of the list reaches it.
+    let last = stamps.map_or_else(Vec::new, |s| changed_last(s, EARLY_READS));
     let check_all = || -> Vec<Checked> {
-        files
-            .par_iter()
-            .enumerate()
-            .map(|(i, (fname, rel))| {
-                let given = stamps.map(|s| s[i]);
-                let checked = check(store, &layers, (fname, rel, given), opts, started);
-                read_early(checked, &early, (opts, layers.by_content), store)
-            })
-            .collect()
+        let (first, mut checked) = rayon::join(
+            || {
+                last.par_iter()
+                    .map(|&i| (i, check_one(i)))
+                    .collect::<Vec<_>>()
+            },
+            || {
+                (0..files.len())
+                    .into_par_iter()
+                    .map(|i| match last.contains(&i) {
+                        true => Checked::Done(Outcome::Skipped),
+                        false => check_one(i),
+                    })
+                    .collect::<Vec<_>>()
+            },
+        );
+        for (i, c) in first {
+            checked[i] = c;
+        }
+        checked
     };
     let mut checked = check_all();
     // Reads of the store happen in the first pass only: a store found damaged there is
@@ -431,6 +451,22 @@ fn read_early(
     let path = Arc::clone(&file.names.abs);
     let keep_parse = nth < opts.keep_parses;
     Checked::Read(file.read((opts, keep_parse), by_content, store), path)
+}
+
+/// The (at most) `k` files whose stamps say they changed last (status or content, the
+/// later of the two), newest first.
+fn changed_last(stamps: &[FileStamp], k: usize) -> Vec<usize> {
+    let mut last: Vec<(StatTime, usize)> = Vec::with_capacity(k + 1);
+    for (i, s) in stamps.iter().enumerate() {
+        let changed = s.ctime.max(s.mtime);
+        if last.len() == k && last.last().is_none_or(|&(t, _)| t >= changed) {
+            continue;
+        }
+        let at = last.partition_point(|&(t, _)| t >= changed);
+        last.insert(at, (changed, i));
+        last.truncate(k);
+    }
+    last.into_iter().map(|(_, i)| i).collect()
 }
 
 /// How many files a scan reads: in all, and of those in its first pass.
@@ -1058,4 +1094,36 @@ pub(crate) fn entry_key(dialect: Dialect, path: &Path) -> Vec<u8> {
         key.extend_from_slice(path.to_string_lossy().as_bytes());
     }
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(mtime: i64, ctime: i64) -> FileStamp {
+        FileStamp {
+            size: 1,
+            mtime: (mtime, 0),
+            ctime: (ctime, 0),
+            inode: 1,
+        }
+    }
+
+    #[test]
+    fn the_files_changed_last_come_newest_first() {
+        // By the later of content and status change: a copy that kept an old mtime
+        // still has a new ctime.
+        let stamps = [
+            stamp(10, 10),
+            stamp(50, 50),
+            stamp(20, 90),
+            stamp(30, 30),
+            stamp(70, 0),
+            stamp(40, 40),
+        ];
+        assert_eq!(changed_last(&stamps, 3), [2, 4, 1]);
+        assert_eq!(changed_last(&stamps, 10), [2, 4, 1, 5, 3, 0]);
+        assert_eq!(changed_last(&stamps, 0), [] as [usize; 0]);
+        assert_eq!(changed_last(&[], 3), [] as [usize; 0]);
+    }
 }
