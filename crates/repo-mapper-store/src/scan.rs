@@ -469,6 +469,9 @@ fn changed_last(stamps: &[FileStamp], k: usize) -> Vec<usize> {
     last.into_iter().map(|(_, i)| i).collect()
 }
 
+/// The most files a task of the second pass takes.
+const MAX_TASK: usize = 1024;
+
 /// How many files a scan reads: in all, and of those in its first pass.
 #[derive(Clone, Copy)]
 struct Reads {
@@ -491,8 +494,12 @@ fn read_unvouched(
         to_read,
     });
     let read = AtomicUsize::new(reads.early);
+    // Tasks of about one file to read each: a thread never holds files to read that an
+    // idle one could take (a cold run's last files waited on one core).
+    let task = (checked.len() / to_read.max(1)).clamp(1, MAX_TASK);
     checked
         .into_par_iter()
+        .with_max_len(task)
         .map(|c| match c {
             Checked::Done(outcome) => outcome,
             Checked::Read(mut outcome, path) => {
