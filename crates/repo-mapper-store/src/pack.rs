@@ -146,19 +146,22 @@ impl Pack {
         );
         let (chunks, names) = (chunks?, names.map_or(Some(None), |n| n.map(Some))?);
         let name_count = names.as_ref().map_or(0, NameTable::len);
-        let ids: Option<Vec<ChunkIds>> = chunks
-            .par_iter()
-            .map(|c| match &c.ids {
-                Some(raw) => decode_ids(raw, name_count),
-                None => Some(ChunkIds::default()),
+        // Per chunk, in parallel: its ids decoded, its entries' slots found.
+        let decoded: Option<Vec<Decoded>> = (chunks.par_iter().enumerate())
+            .map(|(c, chunk)| {
+                let ids = match &chunk.ids {
+                    Some(raw) => decode_ids(raw, name_count)?,
+                    None => ChunkIds::default(),
+                };
+                let slots = chunk_slots(c as u32, &chunk.entries, &ids.ranges, named)?;
+                Some((ids.ids, slots))
             })
             .collect();
-        let ids = ids?;
-        let chunks: Vec<Vec<u8>> = chunks.into_iter().map(|c| c.entries).collect();
-        let index = index_chunks(&chunks, (&ids, named), entries as usize)?;
+        let (ids, slots): (Vec<Vec<u32>>, Vec<_>) = decoded?.into_iter().unzip();
+        let index = index_slots(slots, entries as usize)?;
         Some(Pack {
-            chunks,
-            ids: ids.into_iter().map(|c| c.ids).collect(),
+            chunks: chunks.into_iter().map(|c| c.entries).collect(),
+            ids,
             index,
             names: names.map(Arc::new),
         })
@@ -348,6 +351,9 @@ fn split_chunks<'b>(
     bytes.is_empty().then_some((out, names))
 }
 
+/// A chunk's ids decoded, and its entries' slots with their keys' hashes.
+type Decoded = (Vec<u32>, Vec<(u64, Slot)>);
+
 /// A chunk unpacked: its entries, and its ids part where it has one.
 struct Unpacked {
     entries: Vec<u8>,
@@ -376,52 +382,53 @@ fn unpack(packed: &[u8], raw: usize) -> Option<Vec<u8>> {
     zstd::block::decompress(packed, raw).ok()
 }
 
-/// Every entry's slot; `None` if a chunk is malformed, the count is not `entries`, or, in
-/// a pack with a name table (`named`), a chunk's ids are not one per entry. Of two keys
-/// with one hash (or one key twice) the first is kept: the other reads as missing, which
-/// a scan treats as a file to check again.
-fn index_chunks(
-    chunks: &[Vec<u8>],
-    (ids, named): (&[ChunkIds], bool),
-    entries: usize,
-) -> Option<HashMap<u64, Slot>> {
-    let mut index = HashMap::with_capacity(entries);
-    let mut seen = 0;
-    for (c, chunk) in chunks.iter().enumerate() {
-        let mut at = 0;
-        let ranges = &ids[c].ranges;
-        let mut ids = ranges.iter();
-        while at < chunk.len() {
-            let (key, after_key) = field(chunk, at)?;
-            let (value, next) = field(chunk, after_key)?;
-            let slot = Slot {
-                chunk: c as u32,
-                key,
-                value,
-                ids: (0, 0),
-                stripped: false,
-            };
-            let slot = match named {
-                false => slot,
-                true => {
-                    let &(start, end, stripped) = ids.next()?;
-                    Slot {
-                        ids: (start, end),
-                        stripped,
-                        ..slot
-                    }
-                }
-            };
-            let k = key_hash(&chunk[key.0 as usize..key.1 as usize]);
-            index.entry(k).or_insert(slot);
-            seen += 1;
-            at = next;
-        }
-        if ids.next().is_some() {
-            return None;
-        }
+/// Every entry's slot, by its key's hash, from each chunk's ([`chunk_slots`]); `None`
+/// unless there are `entries`. Of two keys with one hash (or one key twice) the first is
+/// kept: the other reads as missing, which a scan treats as a file to check again.
+fn index_slots(slots: Vec<Vec<(u64, Slot)>>, entries: usize) -> Option<HashMap<u64, Slot>> {
+    if slots.iter().map(Vec::len).sum::<usize>() != entries {
+        return None;
     }
-    (seen == entries).then_some(index)
+    let mut index = HashMap::with_capacity(entries);
+    for (k, slot) in slots.into_iter().flatten() {
+        index.entry(k).or_insert(slot);
+    }
+    Some(index)
+}
+
+/// The slots of chunk `c`'s entries, each with its key's hash; `None` if the chunk is
+/// malformed or, in a pack with a name table (`named`), `ranges` (its ids') are not one
+/// per entry.
+fn chunk_slots(
+    c: u32,
+    chunk: &[u8],
+    ranges: &[(u32, u32, bool)],
+    named: bool,
+) -> Option<Vec<(u64, Slot)>> {
+    let mut out = Vec::with_capacity(ranges.len());
+    let mut ids = ranges.iter();
+    let mut at = 0;
+    while at < chunk.len() {
+        let (key, after_key) = field(chunk, at)?;
+        let (value, next) = field(chunk, after_key)?;
+        let (ids, stripped) = match named {
+            false => ((0, 0), false),
+            true => {
+                let &(start, end, stripped) = ids.next()?;
+                ((start, end), stripped)
+            }
+        };
+        let slot = Slot {
+            chunk: c,
+            key,
+            value,
+            ids,
+            stripped,
+        };
+        out.push((key_hash(&chunk[key.0 as usize..key.1 as usize]), slot));
+        at = next;
+    }
+    ids.next().is_none().then_some(out)
 }
 
 /// A length-prefixed field at `at`: its range and where the next begins.
