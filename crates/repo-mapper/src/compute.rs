@@ -230,21 +230,21 @@ impl RepoMap {
     /// parallel); missing and refused files are warned about once per session. A warm
     /// session checks again only the files a file-system watch saw change since its last
     /// admission of the same files ([`Watch`]).
-    /// Returns the admission and how many files were checked for it.
-    pub(crate) fn admit(&mut self, request: &MapRequest) -> (Arc<Admitted>, usize) {
-        let all = sorted_union(&request.chat_files, &request.other_files);
+    /// `all` is every file of the request ([`sorted_union`]). Returns the admission and
+    /// how many files were checked for it.
+    pub(crate) fn admit(&mut self, all: &[&PathBuf]) -> (Arc<Admitted>, usize) {
         let Some(warm) = &mut self.warm else {
-            return (Arc::new(self.admit_all(&all, 0)), all.len());
+            return (Arc::new(self.admit_all(all, 0)), all.len());
         };
-        if let Some(kept) = warm.admission(&all, &self.config) {
+        if let Some(kept) = warm.admission(all, &self.config) {
             return kept;
         }
         let generation = self.next_generation();
         // Watch first: a change after a file's `stat` is then always queued.
         let watch = Watch::over(&self.config.root, all.iter().map(|p| p.as_path()));
-        let admitted = Arc::new(self.admit_all(&all, generation));
+        let admitted = Arc::new(self.admit_all(all, generation));
         if let Some(warm) = &mut self.warm {
-            warm.keep_admission(&all, &admitted, watch);
+            warm.keep_admission(all, &admitted, watch);
         }
         (admitted, all.len())
     }

@@ -11,6 +11,7 @@ use repo_mapper_render::{Headers, Renderer};
 use repo_mapper_store::{CacheLocation, PackAhead};
 use repo_mapper_tags::Dialect;
 
+use crate::compute::sorted_union;
 use crate::config::{Config, Refresh};
 use crate::history::{HeadWitness, History};
 use crate::known_counts::{Hash128, KnownCounts, hash128};
@@ -58,8 +59,9 @@ pub(crate) type Computed = Result<MapOutput, NoMap>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct CacheKey {
     chat: Vec<PathBuf>,
-    /// blake3 of the sorted other files (the list itself is the whole repository).
-    other: [u8; 32],
+    /// blake3 of every file of the request, chat and other, sorted ([`sorted_union`]:
+    /// with `chat`, it tells the other files; the list itself is the whole repository).
+    files: [u8; 32],
     budget: usize,
     anchors: Anchors,
     mentioned_files: Option<BTreeSet<String>>,
@@ -221,14 +223,16 @@ impl RepoMap {
         let reading = Instant::now();
         let history = self.history_for(request);
         let history_took = reading.elapsed();
-        let key = self.cache_key(request, budget, history.as_deref());
+        // Every file of the request, sorted once: hashed for the key, then admitted.
+        let all = sorted_union(&request.chat_files, &request.other_files);
+        let key = self.cache_key(request, &all, budget, history.as_deref());
         if !request.force_refresh
             && let Some(hit) = self.cached_whatever_changed(&key)
         {
             return hit;
         }
         let started = Instant::now();
-        let (admitted, checked) = self.admit(request);
+        let (admitted, checked) = self.admit(&all);
         // Only `auto` reuses a map for files in the same state; a warm session built the
         // tokenizer's rank map from the start and keeps no requests.
         let auto = self.config.refresh == Refresh::Auto;
@@ -351,6 +355,7 @@ impl RepoMap {
     fn cache_key(
         &self,
         request: &MapRequest,
+        all: &[&PathBuf],
         budget: usize,
         history: Option<&History>,
     ) -> CacheKey {
@@ -363,7 +368,7 @@ impl RepoMap {
         let if_auto = |s: &BTreeSet<String>| (auto && !s.is_empty()).then(|| s.clone());
         CacheKey {
             chat: sorted(&request.chat_files),
-            other: digest(&request.other_files),
+            files: digest(all),
             budget,
             anchors: request.anchors.clone(),
             mentioned_files: if_auto(&request.mentioned_files),
@@ -427,14 +432,11 @@ impl RepoMap {
     }
 }
 
-/// blake3 of `files` in sorted order, each path's bytes followed by a NUL (a walk's
-/// list is sorted already: it is hashed as it is).
-fn digest(files: &[PathBuf]) -> [u8; 32] {
-    let mut order: Vec<&PathBuf> = files.iter().collect();
-    crate::paths::sort_paths(&mut order);
+/// blake3 of `sorted` (in that order), each path's bytes followed by a NUL.
+fn digest(sorted: &[&PathBuf]) -> [u8; 32] {
     // One buffer hashed once: blake3 costs more per `update` than per byte of a path.
-    let mut bytes = Vec::with_capacity(order.iter().map(|f| f.as_os_str().len() + 1).sum());
-    for f in order {
+    let mut bytes = Vec::with_capacity(sorted.iter().map(|f| f.as_os_str().len() + 1).sum());
+    for f in sorted {
         bytes.extend_from_slice(f.as_os_str().as_encoded_bytes());
         bytes.push(0);
     }
