@@ -58,20 +58,122 @@ fn word_parts_in(text: &str, part: &mut String, f: &mut impl FnMut(&str)) -> usi
 /// assert_eq!(words, ["fix", "table", "row", "tablerow", "add", "cell", "add_cell"]);
 /// ```
 pub fn code_words(text: &str, f: &mut impl FnMut(&str)) {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let (mut part, mut whole) = (String::new(), String::new());
-    for token in text.split(|c: char| !is_word(c)).filter(|t| !t.is_empty()) {
-        if word_parts_in(token, &mut part, f) > 1 {
+    for token in word_tokens(text) {
+        let parts = if token.is_ascii() {
+            ascii_word_parts_in(token.as_bytes(), &mut part, f)
+        } else {
+            word_parts_in(token, &mut part, f)
+        };
+        if parts > 1 {
             whole.clear();
-            whole.extend(token.chars().flat_map(char::to_lowercase));
+            if token.is_ascii() {
+                whole.push_str(token);
+                whole.make_ascii_lowercase();
+            } else {
+                whole.extend(token.chars().flat_map(char::to_lowercase));
+            }
             f(&whole);
         }
     }
 }
 
+/// The runs of letters, digits and `_` in `text`, in order: `text` split at every other
+/// character. ASCII is told apart byte by byte; only other characters are decoded.
+fn word_tokens(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // The length of the character starting at `i` if it is a letter or digit beyond
+    // ASCII, else 0.
+    let wide_word = |i: usize| {
+        let c = text[i..].chars().next().unwrap_or_default();
+        if c.is_alphanumeric() { c.len_utf8() } else { 0 }
+    };
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let start = at;
+            while let Some(&b) = bytes.get(at) {
+                match WORD_BYTES[usize::from(b)] {
+                    ByteKind::Word => at += 1,
+                    ByteKind::Other => break,
+                    ByteKind::NotAscii => match wide_word(at) {
+                        0 => break,
+                        len => at += len,
+                    },
+                }
+            }
+            if at > start {
+                return Some(&text[start..at]);
+            }
+            // `at` is on a character that is no part of a word: step over it.
+            at += text[at..].chars().next().map_or(1, char::len_utf8);
+        }
+        None
+    })
+}
+
+/// What a byte of UTF-8 says about the character it starts or is part of.
+#[derive(Clone, Copy)]
+enum ByteKind {
+    /// An ASCII letter, digit or `_`.
+    Word,
+    /// Any other ASCII character.
+    Other,
+    /// Part of a character beyond ASCII: decode it to know.
+    NotAscii,
+}
+
+/// [`ByteKind`] by byte value.
+const WORD_BYTES: [ByteKind; 256] = {
+    let mut kinds = [ByteKind::NotAscii; 256];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        kinds[b] = match byte.is_ascii_alphanumeric() || byte == b'_' {
+            true => ByteKind::Word,
+            false => ByteKind::Other,
+        };
+        b += 1;
+    }
+    kinds
+};
+
+/// [`word_parts_in`] for a token of ASCII letters, digits and `_` only, byte by byte: the
+/// same parts (an ASCII letter has one case mapping, and a part's length in bytes is its
+/// length in characters).
+fn ascii_word_parts_in(token: &[u8], part: &mut String, f: &mut impl FnMut(&str)) -> usize {
+    let mut parts = 0;
+    let mut flush = |part: &mut String| {
+        singular(part);
+        if part.len() >= 3 {
+            parts += 1;
+            f(part);
+        }
+        part.clear();
+    };
+    part.clear();
+    let mut prev_lower = false;
+    for &b in token {
+        let camel_hump = b.is_ascii_uppercase() && prev_lower;
+        if !b.is_ascii_alphabetic() || camel_hump {
+            flush(part);
+        }
+        if b.is_ascii_alphabetic() {
+            part.push(char::from(b.to_ascii_lowercase()));
+        }
+        prev_lower = b.is_ascii_lowercase();
+    }
+    flush(part);
+    parts
+}
+
 /// English plurals made singular, roughly (`classes` → `class`, `entries` → `entry`,
 /// `tables` → `table`; `status`, `class` unchanged), so either form matches the other.
 fn singular(word: &mut String) {
+    if !word.ends_with('s') {
+        // Every rule below ends in `s`.
+        return;
+    }
     if word.len() > 4 && word.ends_with("ies") {
         word.truncate(word.len() - 3);
         word.push('y');
@@ -115,6 +217,22 @@ pub fn is_stop_word(word: &str) -> bool {
 /// [`is_stop_word`] for a word whose [`term_hash`] is `hash`: one search among the stop
 /// words' hashes, the word compared only on a match.
 fn is_stop_word_hashed(word: &str, hash: u32) -> bool {
+    /// The low bits of a hash the filter below is indexed by.
+    const FILTER_BITS: u32 = 12;
+    /// One bit per value of a hash's low [`FILTER_BITS`] bits, set where a stop word's
+    /// hash has them: most words are told apart by one load.
+    static FILTER: std::sync::LazyLock<Vec<u64>> = std::sync::LazyLock::new(|| {
+        let mut bits = vec![0u64; 1 << (FILTER_BITS - 6)];
+        for word in STOP_WORDS {
+            let low = term_hash(word) & ((1 << FILTER_BITS) - 1);
+            bits[(low >> 6) as usize] |= 1 << (low & 63);
+        }
+        bits
+    });
+    let low = hash & ((1 << FILTER_BITS) - 1);
+    if FILTER[(low >> 6) as usize] & (1 << (low & 63)) == 0 {
+        return false;
+    }
     static BY_HASH: std::sync::LazyLock<Vec<(u32, &str)>> = std::sync::LazyLock::new(|| {
         let mut by_hash: Vec<(u32, &str)> = STOP_WORDS.iter().map(|w| (term_hash(w), *w)).collect();
         by_hash.sort_unstable();
@@ -318,6 +436,16 @@ mod tests {
         ) {
             prop_assert_eq!(words_of(&text), plain_code_words(&text));
             prop_assert_eq!(words_of(&any), plain_code_words(&any));
+        }
+
+        /// ASCII tokens take a byte-wise path: plural endings, case changes, digits and
+        /// `_`, beside letters that are not ASCII (in a token or next to one), split as
+        /// [`word_parts`] splits them.
+        #[test]
+        fn ascii_tokens_split_as_any_token_does(
+            text in "([A-Za-z]{0,5}(ies|sses|xes|ches|shes|zes|ss|us|is|s|S|IES)?[_0-9]{0,2}[éÉßİ]{0,1}[A-Z]{0,2}[ .\t-]{0,1}){0,20}",
+        ) {
+            prop_assert_eq!(words_of(&text), plain_code_words(&text));
         }
 
         /// The search that starts at a hash's expected place finds what a plain search
