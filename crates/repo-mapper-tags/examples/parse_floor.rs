@@ -5,9 +5,12 @@
 //!
 //! Reads paths from standard input, keeps those in a supported language and no larger than
 //! `MAX_BYTES` (default 1 MiB, the default profile's `--max-filesize`), reads them all into
-//! memory, then times two passes over them with rayon: parse only, then full extraction
-//! (parse, tag query or walk, identifier fallback). Neither pass touches the disk, so the
-//! first is what no cold run can beat without parsing less. With `REPEAT`, each pass runs
+//! memory, then times three passes over them with rayon: parse only; parse and one
+//! cursor walk that visits every node and does nothing else (what finding the nodes any
+//! tag pattern starts at costs, however it is done); then full extraction (parse, tag
+//! query or walk, identifier fallback). No pass touches the disk, so the first is what no
+//! cold run can beat without parsing less, and the second what none can beat that finds
+//! its tags in the trees. With `REPEAT`, each pass runs
 //! that many times and the median is printed (`cargo xtask bench scale` times one edited
 //! file so).
 
@@ -45,6 +48,18 @@ fn main() {
         mb / parse
     );
 
+    let (walked, nodes) = median_of(repeat, || {
+        files
+            .par_iter()
+            .filter_map(|(lang, _, src)| parse_within(*lang, src, &Limits::default()))
+            .map(|tree| visit_every_node(&tree))
+            .sum::<u64>()
+    });
+    println!(
+        "parse + one walk: {walked:7.3} s wall ({nodes} nodes, {:.1} MB/s)",
+        mb / walked
+    );
+
     let (all, tags) = median_of(repeat, || {
         files
             .par_iter()
@@ -66,6 +81,28 @@ fn main() {
         "extraction beyond the parse: {:.0}%",
         100.0 * (all - parse) / all
     );
+}
+
+/// Visits every node of `tree` once with a cursor, as any tag extraction must to find
+/// the nodes its patterns start at; how many there were.
+fn visit_every_node(tree: &tree_sitter::Tree) -> u64 {
+    let mut cursor = tree.walk();
+    let mut nodes = 1;
+    loop {
+        if cursor.goto_first_child() {
+            nodes += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                nodes += 1;
+                break;
+            }
+            if !cursor.goto_parent() {
+                return nodes;
+            }
+        }
+    }
 }
 
 /// The median wall time, in seconds, of `repeat` calls of `pass`, and what it returned.
