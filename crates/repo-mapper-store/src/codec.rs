@@ -351,10 +351,10 @@ pub(crate) fn decode_counted(
             RefCounts::numbered(Arc::clone(s.table), refs.collect())
         }
         None => {
-            let bytes = order.iter().map(|&i| strings[i as usize].len()).sum();
+            let bytes = order.iter().map(|&i| strings.get(i as usize).len()).sum();
             let mut refs = RefCounts::with_capacity(order.len(), bytes);
             for &i in &order {
-                refs.push(strings[i as usize], counts[i as usize]);
+                refs.push(strings.get(i as usize), counts[i as usize]);
             }
             refs
         }
@@ -393,12 +393,12 @@ struct StoredTag {
 
 impl StoredTag {
     /// The tag, for the file `fname` (`rel_fname` relative to the root).
-    fn to_tag(&self, strings: &[&str], rel_fname: &Arc<str>, fname: &Arc<Path>) -> Tag {
+    fn to_tag(&self, strings: &Strings<'_>, rel_fname: &Arc<str>, fname: &Arc<Path>) -> Tag {
         Tag {
             rel_fname: Arc::clone(rel_fname),
             fname: Arc::clone(fname),
             line: self.line,
-            name: strings[self.name].to_owned(),
+            name: strings.get(self.name).to_owned(),
             kind: self.kind,
             sub_kind: self.sub_kind,
         }
@@ -412,8 +412,8 @@ impl StoredTag {
 fn walk_tags<'e>(
     entry: &'e [u8],
     side: Option<Side<'e>>,
-    mut each: impl FnMut(StoredTag, &[&'e str]),
-) -> Option<(Vec<&'e str>, usize)> {
+    mut each: impl FnMut(StoredTag, &Strings<'e>),
+) -> Option<(Strings<'e>, usize)> {
     decode_key(entry)?;
     let mut r = Reader {
         buf: entry,
@@ -423,7 +423,7 @@ fn walk_tags<'e>(
     // cannot hold.
     let strings = match side {
         Some(side) => strings_by_number(&mut r, side)?,
-        None => read_strings(&mut r)?,
+        None => Strings::Text(read_strings(&mut r)?),
     };
     let nstrings = strings.len();
     let mut sub_kinds = SubKinds::new(&strings);
@@ -535,7 +535,7 @@ fn read_strings<'e>(r: &mut Reader<'e>) -> Option<Vec<&'e str>> {
 /// the name table (checked as UTF-8 once, when the pack was read), each string's bytes
 /// passed over unless the entry is stripped of them; `None` if the table does not
 /// number this entry's strings.
-fn strings_by_number<'e>(r: &mut Reader<'e>, side: Side<'e>) -> Option<Vec<&'e str>> {
+fn strings_by_number<'e>(r: &mut Reader<'e>, side: Side<'e>) -> Option<Strings<'e>> {
     let nstrings = usize::try_from(r.varint()?).ok()?;
     if nstrings != side.ids.len() {
         return None;
@@ -544,7 +544,38 @@ fn strings_by_number<'e>(r: &mut Reader<'e>, side: Side<'e>) -> Option<Vec<&'e s
         let len = usize::try_from(r.varint()?).ok()?;
         r.pos = r.pos.checked_add(len).filter(|&end| end <= r.buf.len())?;
     }
-    side.ids.iter().map(|&id| side.table.get(id)).collect()
+    let names = side.table.len();
+    (side.ids.iter().all(|&id| (id as usize) < names)).then_some(Strings::Numbered(side))
+}
+
+/// An entry's strings, which its tags' names index: read from the entry, or numbered in
+/// a pack's name table and looked up only when a name's text is asked for (a warm scan
+/// wants the text of definitions alone: references are counted by number, and looking
+/// every one up in a table of millions costs a cache miss each).
+enum Strings<'e> {
+    /// The entry's own strings.
+    Text(Vec<&'e str>),
+    /// The table's numbers for the entry's strings, each checked to be in the table.
+    Numbered(Side<'e>),
+}
+
+impl<'e> Strings<'e> {
+    /// How many strings the entry has.
+    fn len(&self) -> usize {
+        match self {
+            Strings::Text(strings) => strings.len(),
+            Strings::Numbered(side) => side.ids.len(),
+        }
+    }
+
+    /// String `i` (below [`Strings::len`], as [`Reader::index`] checks).
+    fn get(&self, i: usize) -> &'e str {
+        match self {
+            Strings::Text(strings) => strings[i],
+            // Every number was checked to be in the table.
+            Strings::Numbered(side) => side.table.get(side.ids[i]).unwrap_or_default(),
+        }
+    }
 }
 
 /// Decodes code words encoded by [`encode_terms`]; `None` if damaged.
@@ -590,12 +621,12 @@ pub(crate) fn decode_terms(entry: &[u8]) -> Option<Terms> {
 
 /// The sub-kinds an entry's strings name, each looked up once (they are few).
 struct SubKinds<'s, 'e> {
-    strings: &'s [&'e str],
+    strings: &'s Strings<'e>,
     known: Vec<Option<&'static str>>,
 }
 
 impl<'s, 'e> SubKinds<'s, 'e> {
-    fn new(strings: &'s [&'e str]) -> Self {
+    fn new(strings: &'s Strings<'e>) -> Self {
         SubKinds {
             strings,
             known: vec![None; strings.len()],
@@ -609,7 +640,7 @@ impl<'s, 'e> SubKinds<'s, 'e> {
         if let Some(s) = *self.known.get(i)? {
             return Some(s);
         }
-        let s = known_sub_kind(self.strings[i])?;
+        let s = known_sub_kind(self.strings.get(i))?;
         self.known[i] = Some(s);
         Some(s)
     }
@@ -981,5 +1012,43 @@ mod tests {
             counted.refs.iter().collect::<Vec<_>>(),
             [("g", 2), ("x", 1), ("f", 1)]
         );
+    }
+
+    /// An entry whose strings a pack's name table numbers decodes as the entry with its
+    /// own strings does, stripped or not, the names looked up only as needed; a number
+    /// outside the table is damage, as it was when every name was looked up first.
+    #[test]
+    fn numbered_decoding_agrees_with_the_text_and_refuses_numbers_outside_the_table() {
+        let tags = vec![
+            tag(1, "open", TagKind::Def, "function"),
+            tag(2, "close", TagKind::Ref, "call"),
+            tag(-1, "fd", TagKind::Ref, "identifier"),
+            tag(3, "close", TagKind::Def, "function"),
+            tag(4, "open", TagKind::Ref, "call"),
+        ];
+        let names = (&tags[0].rel_fname, &tags[0].fname);
+        let bytes = encode(&a_key(), &tags, None);
+        let plain = decode_counted(&bytes, names, None).unwrap();
+        let (strings, without) = stripped(&bytes).unwrap();
+        // The table holds the entry's strings (names and sub-kinds) in another order, and
+        // one more.
+        let listed: Vec<&str> = strings.iter().rev().copied().chain(["extra"]).collect();
+        let table = Arc::new(NameTable::new(listed.iter().copied()).unwrap());
+        let number = |s: &&str| listed.iter().position(|n| n == s).unwrap() as u32;
+        let ids: Vec<u32> = strings.iter().map(number).collect();
+        for (entry, stripped) in [(&bytes[..], false), (&without[..], true)] {
+            let side = |ids| {
+                Some(Side {
+                    table: &table,
+                    ids,
+                    stripped,
+                })
+            };
+            let numbered = decode_counted(entry, names, side(&ids)).unwrap();
+            assert_eq!(numbered, plain, "stripped: {stripped}");
+            let mut outside = ids.clone();
+            outside[1] = listed.len() as u32;
+            assert_eq!(decode_counted(entry, names, side(&outside)), None);
+        }
     }
 }
