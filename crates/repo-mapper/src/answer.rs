@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Serialize, Serializer};
@@ -27,6 +28,8 @@ pub struct Answer {
     pub mentions: Option<Mentions>,
     /// The request's chat files, relative to the root: ranked, never shown.
     chat: HashSet<String>,
+    /// The request's other files, given back ([`Answer::take_other_files`]).
+    other_files: Vec<PathBuf>,
 }
 
 impl RepoMap {
@@ -72,6 +75,7 @@ impl RepoMap {
                 result,
                 mentions: None,
                 chat,
+                other_files: request.other_files,
             };
         };
         let mentions = self.mentions(&request, message);
@@ -86,11 +90,19 @@ impl RepoMap {
             result: self.map_with_fallback(&request),
             mentions: Some(mentions),
             chat,
+            other_files: request.other_files,
         }
     }
 }
 
 impl Answer {
+    /// The other files of the request the answer was made for, moved out (empty after
+    /// the first call): a caller that lent it every file of a repository takes them back
+    /// instead of copying them for each request.
+    pub fn take_other_files(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.other_files)
+    }
+
     /// The report of the computation that made the answer (`None`: none ran).
     pub fn report(&self) -> Option<&MapReport> {
         match &self.result {

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 use repo_mapper_render::{Headers, Renderer};
 use repo_mapper_store::{CacheLocation, PackAhead};
 use repo_mapper_tags::Dialect;
+use repo_mapper_tags::fxhash::FxBuildHasher;
 
 use crate::compute::sorted_union;
 use crate::config::{Config, Refresh};
@@ -451,17 +453,27 @@ fn digest(sorted: &[&PathBuf]) -> [u8; 32] {
 /// blank map where Aider gives none (soak cases 7-6779, 7-7169, 7-7691).
 fn without_chat_candidates(request: &MapRequest) -> Cow<'_, MapRequest> {
     let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
-    if !request.other_files.iter().any(|f| chat.contains(f)) {
+    // Equal paths have equal file names: the other files (every file of the repository,
+    // on each call of a server) are told apart by name, and hashed whole only on a match.
+    let names: HashSet<Option<&OsStr>, FxBuildHasher> =
+        request.chat_files.iter().map(|c| c.file_name()).collect();
+    let is_chat = |f: &PathBuf| names.contains(&f.file_name()) && chat.contains(f);
+    if !request.other_files.iter().any(is_chat) {
         return Cow::Borrowed(request);
     }
+    // Each field but the other files cloned (`..request.clone()` copied them all again).
     Cow::Owned(MapRequest {
-        other_files: request
-            .other_files
-            .iter()
-            .filter(|f| !chat.contains(f))
+        chat_files: request.chat_files.clone(),
+        other_files: (request.other_files.iter())
+            .filter(|f| !is_chat(f))
             .cloned()
             .collect(),
-        ..request.clone()
+        mentioned_files: request.mentioned_files.clone(),
+        mentioned_idents: request.mentioned_idents.clone(),
+        message: request.message.clone(),
+        anchors: request.anchors.clone(),
+        force_refresh: request.force_refresh,
+        history: request.history.clone(),
     })
 }
 
