@@ -1,8 +1,6 @@
 //! What the tools do, as plain blocking functions over the facade: check the input, pick
 //! the session, map or search, and shape the answer as JSON.
 
-use std::collections::HashSet;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use repo_mapper::{
@@ -391,8 +389,8 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
         // Made again for a retry rather than cloned for every call (it lists every file).
         let (request, lent) = request(root, p, live)?;
         let (answer, files) = map_within(&mut live.map, request, p, budget);
-        if let Some(taken) = lent {
-            live.give_back(put_back(files, taken));
+        if lent {
+            live.give_back(files);
         }
         // A token is at least one byte: a short answer needs no count.
         let text = answer.to_string();
@@ -449,15 +447,14 @@ fn to_value<T: serde::Serialize>(answer: &T) -> Value {
     serde_json::to_value(answer).unwrap_or_default()
 }
 
-/// The map request of `p`: paths resolved against `root`, which they must lie in. With
-/// no other files given, every file of the repository, lent by the session without the
-/// chat files (a chat file is no other file): then also the chat files taken out, with
-/// where they were, for [`put_back`].
+/// The map request of `p`: paths resolved against `root`, which they must lie in; with
+/// no other files given, every file of the repository, lent by the session (then `true`:
+/// the answer gives them back).
 fn request(
     root: &Path,
     p: &RepoMapParams,
     live: &mut Live,
-) -> Result<(MapRequest, Option<Taken>), ToolError> {
+) -> Result<(MapRequest, bool), ToolError> {
     let paths = |list: &Option<Vec<String>>, what: &str| -> Result<Vec<PathBuf>, ToolError> {
         let list = list.as_deref().unwrap_or_default();
         list.iter().map(|f| inside(root, f, what)).collect()
@@ -468,10 +465,9 @@ fn request(
         .iter()
         .map(|f| relative(root, f))
         .collect();
-    let mut lent = None;
-    if other.is_empty() {
+    let lent = other.is_empty();
+    if lent {
         other = live.lend_files();
-        lent = Some(take_out(&mut other, &chat));
     }
     let anchors = Anchors::resolve(p.anchors.as_deref().unwrap_or_default(), root, root);
     let request = MapRequest::new(other)
@@ -481,31 +477,6 @@ fn request(
         .with_anchors(anchors)
         .with_force_refresh(p.force_refresh.unwrap_or(false));
     Ok((request, lent))
-}
-
-/// Files [`take_out`] took out of a list: each with its place in it, in order.
-type Taken = Vec<(usize, PathBuf)>;
-
-/// Takes the `chat` files out of `files`, with where they were: the facade would
-/// otherwise copy every other file to leave them out. Equal paths have equal names, so
-/// only a file whose name a chat file has is compared whole.
-fn take_out(files: &mut Vec<PathBuf>, chat: &[PathBuf]) -> Taken {
-    let names: HashSet<Option<&OsStr>> = chat.iter().map(|c| c.file_name()).collect();
-    let at: Vec<usize> = (files.iter().enumerate())
-        .filter(|(_, f)| names.contains(&f.file_name()) && chat.contains(f))
-        .map(|(i, _)| i)
-        .collect();
-    let mut taken: Taken = at.iter().rev().map(|&i| (i, files.remove(i))).collect();
-    taken.reverse();
-    taken
-}
-
-/// `files` with what [`take_out`] took out of them back in place.
-fn put_back(mut files: Vec<PathBuf>, taken: Taken) -> Vec<PathBuf> {
-    for (i, f) in taken {
-        files.insert(i.min(files.len()), f);
-    }
-    files
 }
 
 /// `file`, inside `root`, relative to it.
@@ -521,28 +492,5 @@ fn inside(root: &Path, file: &str, what: &str) -> Result<PathBuf, ToolError> {
     match repo_mapper::inside_root(root, root, Path::new(file)) {
         Some(path) => Ok(path),
         None => fail(format!("{what}: {file} is outside project_root")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A lent listing gives up its chat files (every copy, a chat file not listed left
-    /// alone) and gets them back where they were.
-    #[test]
-    fn chat_files_taken_out_of_a_lent_listing_go_back_in_place() {
-        let paths = |names: &[&str]| -> Vec<PathBuf> {
-            names.iter().map(|n| Path::new("/r").join(n)).collect()
-        };
-        let listing = paths(&["a.py", "b/a.py", "b/c.py", "d.py", "e/c.py"]);
-        let mut files = listing.clone();
-        let taken = take_out(&mut files, &paths(&["b/c.py", "a.py", "x.py"]));
-        assert_eq!(files, paths(&["b/a.py", "d.py", "e/c.py"]));
-        assert_eq!(taken.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 2]);
-        assert_eq!(put_back(files, taken), listing);
-        let mut none = listing.clone();
-        assert!(take_out(&mut none, &[]).is_empty());
-        assert_eq!(none, listing);
     }
 }

@@ -12,7 +12,7 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Map, Value};
 
 use crate::config::{Config, profile_name};
-use crate::map::RepoMap;
+use crate::map::{RepoMap, put_back, take_out};
 use crate::mentions::Mentions;
 use crate::paths::rel_fname;
 use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
@@ -58,7 +58,15 @@ impl RepoMap {
     /// # std::fs::remove_dir_all(&root)?;
     /// # Ok::<(), std::io::Error>(())
     /// ```
-    pub fn answer(&mut self, request: MapRequest, message: Option<&str>, fallback: bool) -> Answer {
+    pub fn answer(
+        &mut self,
+        mut request: MapRequest,
+        message: Option<&str>,
+        fallback: bool,
+    ) -> Answer {
+        // A chat file is no other file: taken out here, in place, and put back for the
+        // caller (`take_other_files`), instead of the map copying every other file.
+        let taken = take_out(&mut request.other_files, &request.chat_files);
         let root = &self.config.root;
         let chat = request
             .chat_files
@@ -75,7 +83,7 @@ impl RepoMap {
                 result,
                 mentions: None,
                 chat,
-                other_files: request.other_files,
+                other_files: put_back(request.other_files, taken),
             };
         };
         let mentions = self.mentions(&request, message);
@@ -90,7 +98,7 @@ impl RepoMap {
             result: self.map_with_fallback(&request),
             mentions: Some(mentions),
             chat,
-            other_files: request.other_files,
+            other_files: put_back(request.other_files, taken),
         }
     }
 }

@@ -452,20 +452,15 @@ fn digest(sorted: &[&PathBuf]) -> [u8; 32] {
 /// search (soak case 7-1660), and a request whose files were all in the chat printed a
 /// blank map where Aider gives none (soak cases 7-6779, 7-7169, 7-7691).
 fn without_chat_candidates(request: &MapRequest) -> Cow<'_, MapRequest> {
-    let chat: HashSet<&PathBuf> = request.chat_files.iter().collect();
-    // Equal paths have equal file names: the other files (every file of the repository,
-    // on each call of a server) are told apart by name, and hashed whole only on a match.
-    let names: HashSet<Option<&OsStr>, FxBuildHasher> =
-        request.chat_files.iter().map(|c| c.file_name()).collect();
-    let is_chat = |f: &PathBuf| names.contains(&f.file_name()) && chat.contains(f);
-    if !request.other_files.iter().any(is_chat) {
+    let chat = ChatSet::new(&request.chat_files);
+    if !request.other_files.iter().any(|f| chat.contains(f)) {
         return Cow::Borrowed(request);
     }
     // Each field but the other files cloned (`..request.clone()` copied them all again).
     Cow::Owned(MapRequest {
         chat_files: request.chat_files.clone(),
         other_files: (request.other_files.iter())
-            .filter(|f| !is_chat(f))
+            .filter(|f| !chat.contains(f))
             .cloned()
             .collect(),
         mentioned_files: request.mentioned_files.clone(),
@@ -475,6 +470,52 @@ fn without_chat_candidates(request: &MapRequest) -> Cow<'_, MapRequest> {
         force_refresh: request.force_refresh,
         history: request.history.clone(),
     })
+}
+
+/// A request's chat files, to find among its other files (every file of the repository,
+/// on each call of a server): equal paths have equal file names, so a path is hashed
+/// whole only when its name is a chat file's.
+struct ChatSet<'c> {
+    names: HashSet<Option<&'c OsStr>, FxBuildHasher>,
+    paths: HashSet<&'c PathBuf>,
+}
+
+impl<'c> ChatSet<'c> {
+    fn new(chat: &'c [PathBuf]) -> Self {
+        ChatSet {
+            names: chat.iter().map(|c| c.file_name()).collect(),
+            paths: chat.iter().collect(),
+        }
+    }
+
+    fn contains(&self, f: &PathBuf) -> bool {
+        self.names.contains(&f.file_name()) && self.paths.contains(f)
+    }
+}
+
+/// Files [`take_out`] took out of a list: each with its place in it, in order.
+pub(crate) type Taken = Vec<(usize, PathBuf)>;
+
+/// Takes the `chat` files out of `files`, in place, with where they were: a request that
+/// owns its other files then needs no copy of them without its chat files
+/// ([`without_chat_candidates`]), and gives them back whole ([`put_back`]).
+pub(crate) fn take_out(files: &mut Vec<PathBuf>, chat: &[PathBuf]) -> Taken {
+    let set = ChatSet::new(chat);
+    let at: Vec<usize> = (files.iter().enumerate())
+        .filter(|(_, f)| set.contains(f))
+        .map(|(i, _)| i)
+        .collect();
+    let mut taken: Taken = at.iter().rev().map(|&i| (i, files.remove(i))).collect();
+    taken.reverse();
+    taken
+}
+
+/// `files` with what [`take_out`] took out of them back in place.
+pub(crate) fn put_back(mut files: Vec<PathBuf>, taken: Taken) -> Vec<PathBuf> {
+    for (i, f) in taken {
+        files.insert(i.min(files.len()), f);
+    }
+    files
 }
 
 /// A result as the cache gives it back.
@@ -525,6 +566,43 @@ mod tests {
         assert!(map.ahead.is_some());
         map.map(&request(dir.path())).unwrap();
         assert!(map.ahead.is_none(), "the first scan took it");
+    }
+
+    /// A request's chat files come out of its other files (every copy; a chat file not
+    /// listed, or one differing only in a `.` component, found as `Path` finds it) and go
+    /// back where they were.
+    #[test]
+    fn chat_files_taken_out_of_the_other_files_go_back_in_place() {
+        let paths = |names: &[&str]| -> Vec<PathBuf> {
+            names.iter().map(|n| Path::new("/r").join(n)).collect()
+        };
+        let other = paths(&["a.py", "b/a.py", "b/c.py", "d.py", "e/c.py", "a.py"]);
+        let mut files = other.clone();
+        let taken = take_out(&mut files, &paths(&["b/./c.py", "a.py", "x.py"]));
+        assert_eq!(files, paths(&["b/a.py", "d.py", "e/c.py"]));
+        assert_eq!(taken.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 2, 5]);
+        assert_eq!(put_back(files, taken), other);
+        let mut none = other.clone();
+        assert!(take_out(&mut none, &[]).is_empty());
+        assert_eq!(none, other);
+    }
+
+    /// The answer gives its request's other files back as they were given, chat files
+    /// among them included, with a message and without one.
+    #[test]
+    fn an_answer_gives_the_other_files_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        shop(dir.path());
+        let mut map = session(dir.path(), false);
+        for message in [None, Some("fix Order")] {
+            let given = request(dir.path());
+            let other = given.other_files.clone();
+            assert!(other.contains(&given.chat_files[0]));
+            let mut answer = map.answer(given, message, true);
+            assert!(answer.result.is_ok());
+            assert_eq!(answer.take_other_files(), other, "{message:?}");
+            assert!(answer.take_other_files().is_empty(), "moved out once");
+        }
     }
 
     /// `shop.py` (class `Order`), `util.py` (`helper_fn`) and `app.py`, which uses both.
