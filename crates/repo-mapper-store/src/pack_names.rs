@@ -190,3 +190,24 @@ fn name_at<'t>(text: &'t str, ends: &[u32], id: u32) -> &'t str {
     let start = if i == 0 { 0 } else { ends[i - 1] as usize };
     &text[start..ends[i] as usize]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk's numbers are read only if each is a name of the table: a number past its
+    /// end is damage, refused with the pack (entries decode by number without checking
+    /// again).
+    #[test]
+    fn numbers_outside_the_table_are_damage() {
+        // One entry of two numbers, 0 and 1, not stripped.
+        let raw = [2 << 1, 0, 1];
+        let ids = decode_ids(&raw, 2).unwrap();
+        assert_eq!((ids.ids, ids.ranges), (vec![0, 1], vec![(0, 2, false)]));
+        assert!(
+            decode_ids(&raw, 1).is_none(),
+            "1 is past a table of one name"
+        );
+        assert!(decode_ids(&[2 << 1, 0], 2).is_none(), "a number missing");
+    }
+}

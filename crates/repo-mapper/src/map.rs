@@ -452,6 +452,9 @@ fn digest(sorted: &[&PathBuf]) -> [u8; 32] {
 /// search (soak case 7-1660), and a request whose files were all in the chat printed a
 /// blank map where Aider gives none (soak cases 7-6779, 7-7169, 7-7691).
 fn without_chat_candidates(request: &MapRequest) -> Cow<'_, MapRequest> {
+    if request.chat_files.is_empty() {
+        return Cow::Borrowed(request);
+    }
     let chat = ChatSet::new(&request.chat_files);
     if !request.other_files.iter().any(|f| chat.contains(f)) {
         return Cow::Borrowed(request);
@@ -498,24 +501,42 @@ pub(crate) type Taken = Vec<(usize, PathBuf)>;
 
 /// Takes the `chat` files out of `files`, in place, with where they were: a request that
 /// owns its other files then needs no copy of them without its chat files
-/// ([`without_chat_candidates`]), and gives them back whole ([`put_back`]).
+/// ([`without_chat_candidates`]), and gives them back whole ([`put_back`]). One pass,
+/// however many chat files there are (a request may put every file in the chat); none
+/// when there are no chat files.
 pub(crate) fn take_out(files: &mut Vec<PathBuf>, chat: &[PathBuf]) -> Taken {
+    let mut taken = Taken::new();
+    if chat.is_empty() {
+        return taken;
+    }
     let set = ChatSet::new(chat);
-    let at: Vec<usize> = (files.iter().enumerate())
-        .filter(|(_, f)| set.contains(f))
-        .map(|(i, _)| i)
-        .collect();
-    let mut taken: Taken = at.iter().rev().map(|&i| (i, files.remove(i))).collect();
-    taken.reverse();
+    let mut at = 0;
+    files.retain_mut(|f| {
+        let keep = !set.contains(f);
+        if !keep {
+            taken.push((at, std::mem::take(f)));
+        }
+        at += 1;
+        keep
+    });
     taken
 }
 
-/// `files` with what [`take_out`] took out of them back in place.
-pub(crate) fn put_back(mut files: Vec<PathBuf>, taken: Taken) -> Vec<PathBuf> {
-    for (i, f) in taken {
-        files.insert(i.min(files.len()), f);
+/// `files` with what [`take_out`] took out of them back in place, in one pass.
+pub(crate) fn put_back(files: Vec<PathBuf>, taken: Taken) -> Vec<PathBuf> {
+    if taken.is_empty() {
+        return files;
     }
-    files
+    let mut whole = Vec::with_capacity(files.len() + taken.len());
+    let mut rest = files.into_iter();
+    for (at, f) in taken {
+        // The files that were before it, then it (its place, if the list is that long).
+        let before = at.saturating_sub(whole.len());
+        whole.extend(rest.by_ref().take(before));
+        whole.push(f);
+    }
+    whole.extend(rest);
+    whole
 }
 
 /// A result as the cache gives it back.
@@ -585,6 +606,17 @@ mod tests {
         let mut none = other.clone();
         assert!(take_out(&mut none, &[]).is_empty());
         assert_eq!(none, other);
+        // Every file in the chat: all taken out, all put back.
+        let mut all = other.clone();
+        let taken = take_out(&mut all, &other);
+        assert!(all.is_empty());
+        assert_eq!(taken.len(), other.len());
+        assert_eq!(put_back(all, taken), other);
+        // The last files taken: the rest stays in front.
+        let mut tail = other.clone();
+        let taken = take_out(&mut tail, &paths(&["e/c.py", "d.py"]));
+        assert_eq!(taken.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [3, 4]);
+        assert_eq!(put_back(tail, taken), other);
     }
 
     /// The answer gives its request's other files back as they were given, chat files

@@ -139,7 +139,9 @@ struct Names<'n> {
 impl<'n> Names<'n> {
     fn new(names: impl Iterator<Item = Cow<'n, str>>) -> Self {
         let set: HashSet<Cow<'n, str>> = names.collect();
-        let lengths = set.iter().fold(0, |bits, name| bits | length_bit(name));
+        let lengths = set
+            .iter()
+            .fold(0, |bits, name| bits | length_bit(name.len()));
         Names { set, lengths }
     }
 
@@ -149,7 +151,7 @@ impl<'n> Names<'n> {
 
     /// Whether some name is `len` bytes long (or, past 126, maybe).
     fn has_length(&self, len: usize) -> bool {
-        self.lengths & (1u128 << len.min(127)) != 0
+        self.lengths & length_bit(len) != 0
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {
@@ -157,9 +159,9 @@ impl<'n> Names<'n> {
     }
 }
 
-/// [`Names`]' bit for `name`'s length in bytes.
-fn length_bit(name: &str) -> u128 {
-    1 << name.len().min(127)
+/// [`Names`]' bit for a name of `len` bytes (lengths of 127 bytes or more share the last).
+fn length_bit(len: usize) -> u128 {
+    1 << len.min(127)
 }
 
 /// The words of `get_file_mentions`: split on whitespace, sentence punctuation dropped
