@@ -381,7 +381,10 @@ impl RowScopes {
         }
     }
 
-    /// The rows' scopes of `tree`, in one iterative walk over every node.
+    /// The rows' scopes of `tree`, in one iterative walk over every node that starts a
+    /// row's scope: the nodes below one that spans a single row are not visited, since
+    /// each starts and ends on that row and adds nothing it has not added (such a node is
+    /// never a body either).
     fn of(tree: &Tree, num_rows: usize, headers: Headers) -> Self {
         let mut rows = RowScopes::empty(num_rows);
         let last = num_rows - 1;
@@ -390,13 +393,14 @@ impl RowScopes {
         let mut parents: Vec<usize> = Vec::new();
         loop {
             let node = cursor.node();
+            let (first_row, last_row) = (node.start_position().row, node.end_position().row);
             // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
-            let start = node.start_position().row.min(last);
-            let end = node.end_position().row.clamp(start, last);
+            let start = first_row.min(last);
+            let end = last_row.clamp(start, last);
             if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
                 rows.add_node(start, end);
             }
-            if cursor.goto_first_child() {
+            if last_row > first_row && cursor.goto_first_child() {
                 parents.push(node.start_byte());
                 continue;
             }
@@ -643,5 +647,84 @@ mod tests {
             "x = 1\n\n\ndef f(\n    a,\n    b,\n):\n    one = 1\n    two = 2\n    return a\n";
         let (_, signatures) = both(code, Language::Python, &[3]);
         assert_eq!(signatures, "⋮\n│def f(\n│    a,\n│    b,\n⋮\n");
+    }
+
+    /// The scopes of a walk over every node, as [`RowScopes::of`] walked before it left
+    /// out what lies below single-row nodes: the oracle of the test below.
+    fn scopes_visiting_every_node(tree: &Tree, num_rows: usize, headers: Headers) -> Scopes {
+        let mut rows = RowScopes::empty(num_rows);
+        let last = num_rows - 1;
+        let mut cursor = tree.walk();
+        let mut parents: Vec<usize> = Vec::new();
+        loop {
+            let node = cursor.node();
+            let start = node.start_position().row.min(last);
+            let end = node.end_position().row.clamp(start, last);
+            if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
+                rows.add_node(start, end);
+            }
+            if cursor.goto_first_child() {
+                parents.push(node.start_byte());
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return rows.into_scopes();
+                }
+                parents.pop();
+            }
+        }
+    }
+
+    /// Leaving out the nodes below single-row ones changes no scope: every fixture of
+    /// every language, whole and cut short at a dozen places (broken syntax), under both
+    /// headers.
+    #[test]
+    fn scopes_skip_nothing_a_full_walk_finds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/languages");
+        let mut checked = 0;
+        for entry in walk_files(&dir) {
+            let Some(lang) = Language::for_path(&entry, Dialect::Default) else {
+                continue;
+            };
+            let Ok(code) = std::fs::read_to_string(&entry) else {
+                continue;
+            };
+            let cuts = (1..=12).map(|i| code.floor_char_boundary(code.len() * i / 12));
+            for cut in cuts {
+                let text = &code[..cut];
+                let Some(tree) = parse(lang, text, &Limits::default()) else {
+                    continue;
+                };
+                let num_rows = split_lines(text, Dialect::Default).len() + 1;
+                for headers in [Headers::GrepAst, Headers::Signatures] {
+                    assert_eq!(
+                        RowScopes::of(&tree, num_rows, headers).into_scopes(),
+                        scopes_visiting_every_node(&tree, num_rows, headers),
+                        "{} cut at {cut}, {headers:?}",
+                        entry.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "only {checked} cases: fixtures missing?");
+    }
+
+    /// Every file under `dir`, depth first.
+    fn walk_files(dir: &Path) -> Vec<std::path::PathBuf> {
+        let mut files = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for entry in std::fs::read_dir(&d).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    todo.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        files
     }
 }
