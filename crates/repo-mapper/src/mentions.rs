@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use repo_mapper_tags::pycompat::isspace;
 
-use crate::paths::{rel_fname, rel_name};
+use crate::paths::{plain_order, rel_fname, rel_name};
 
 /// The identifiers and files a message mentions (relative paths, `/`-separated as listed).
 ///
@@ -71,11 +71,23 @@ impl Mentions {
         let mut all: Vec<Cow<'_, str>> = (other_files.iter())
             .map(|f| rel_name(root, f.as_ref()))
             .collect();
+        // A file listed twice would make its basename look shared; a listing sorted as
+        // paths (a walk's) has none twice, and only another is sorted to find repeats.
+        if !strictly_ascending(&all) {
+            all.sort_unstable();
+            all.dedup();
+        }
+        // The chat files are never mentioned by path or basename, and a stem's match is a
+        // set: one of them listed among the other files too changes nothing.
         all.extend(chat.iter().map(|c| Cow::Borrowed(c.as_str())));
-        all.sort_unstable();
-        all.dedup();
         Mentions::from_message(message, &all, &chat)
     }
+}
+
+/// Whether each name is below the next as a walk's listing is sorted ([`plain_order`], an
+/// order of any names without NUL), so that none is there twice.
+fn strictly_ascending(names: &[Cow<'_, str>]) -> bool {
+    (names.windows(2)).all(|w| plain_order(Path::new(&*w[0]), Path::new(&*w[1])).is_lt())
 }
 
 /// `Coder.get_ident_mentions`: `set(re.split(r"\W+", text))`, with Python's Unicode `\w`
@@ -305,6 +317,32 @@ mod tests {
         // b/models.py is the only addable `models.py`, but a chat file has that basename.
         assert!(file_mentions("models.py", &all, &chat).is_empty());
         assert_eq!(file_mentions("views.py", &all, &chat), set(&["c/views.py"]));
+    }
+
+    /// A file listed twice is one file, whether the listing is sorted as a walk's or not;
+    /// a chat file listed among the other files too is still no mention.
+    #[test]
+    fn a_file_listed_twice_is_one_file() {
+        let root = Path::new("/r");
+        let paths = |names: &[&str]| -> Vec<std::path::PathBuf> {
+            names.iter().map(|n| root.join(n)).collect()
+        };
+        let mentioned = |chat: &[&str], other: &[&str]| {
+            Mentions::from_paths("fix x_y.py and ab.py", root, &paths(chat), &paths(other)).files
+        };
+        let once = set(&["a/x_y.py"]);
+        assert_eq!(mentioned(&[], &["a/x_y.py", "b/c.py"]), once);
+        assert_eq!(mentioned(&[], &["a/x_y.py", "a/x_y.py", "b/c.py"]), once);
+        assert_eq!(
+            mentioned(&[], &["b/c.py", "a/x_y.py", "b/c.py", "a/x_y.py"]),
+            once
+        );
+        assert_eq!(mentioned(&["a/x_y.py"], &["a/x_y.py", "b/c.py"]), set(&[]));
+        assert_eq!(
+            mentioned(&["c/ab.py"], &["a/x_y.py", "c/ab.py", "d/ab.py"]),
+            once,
+            "a chat file's basename is no mention of another file"
+        );
     }
 
     #[test]

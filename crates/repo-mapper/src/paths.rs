@@ -108,8 +108,9 @@ fn is_plain(path: &Path) -> bool {
 
 /// `a.cmp(b)` as `Path` compares plain paths: component by component, each as bytes,
 /// which for plain paths is the bytes compared with `/` below every other byte (a
-/// component that ends first is the lesser, and no name holds a NUL).
-fn plain_order(a: &Path, b: &Path) -> Ordering {
+/// component that ends first is the lesser, and no name holds a NUL). For any paths it is
+/// a total order in which only equal bytes are equal.
+pub(crate) fn plain_order(a: &Path, b: &Path) -> Ordering {
     let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
     let common = common_prefix(a, b);
     let key = |bytes: &[u8]| bytes.get(common).map(|&c| if c == b'/' { 0 } else { c });
