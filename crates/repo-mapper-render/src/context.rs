@@ -8,7 +8,7 @@ use repo_mapper_tags::{Dialect, Language, Limits, filename_to_lang, parse_within
 use tree_sitter::Tree;
 
 use crate::scopes::Scopes;
-use crate::text::{is_blank, split_lines};
+use crate::text::{is_blank, line_count, split_lines};
 
 /// grep-ast's `header_max`: a scope's header shows at most this many lines.
 pub const HEADER_MAX: usize = 10;
@@ -358,6 +358,18 @@ impl TreeContext {
             stack.push((2 * node + 1, mid + 1, hi));
             stack.push((2 * node, lo, mid));
         }
+    }
+}
+
+impl Scopes {
+    /// The scopes a renderer in `dialect` showing `headers` takes from `tree`, the parse
+    /// of `code`: what a [`ScopeCache`](crate::ScopeCache) keeps under
+    /// [`ScopeKey::new`](crate::ScopeKey::new) for `code`. A caller that parsed a file's
+    /// text itself (a tag scan) can keep them there, and the renderer will not parse that
+    /// text again. `code` is the text as the renderer reads it (it ends with a line
+    /// break).
+    pub fn of_tree(code: &str, tree: &Tree, dialect: Dialect, headers: Headers) -> Scopes {
+        RowScopes::of(tree, line_count(code, dialect) + 1, headers).into_scopes()
     }
 }
 

@@ -24,6 +24,17 @@ pub(crate) fn split_lines(text: &str, dialect: Dialect) -> Vec<Range<usize>> {
     }
 }
 
+/// How many lines [`split_lines`] finds in `text`, without listing them.
+pub(crate) fn line_count(text: &str, dialect: Dialect) -> usize {
+    match dialect {
+        Dialect::Aider => pycompat::splitlines_ranges(text).len(),
+        Dialect::Default => {
+            let breaks = text.bytes().filter(|&b| b == b'\n').count();
+            breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
+        }
+    }
+}
+
 /// Byte ranges of the lines of `text` split at `\n` only, without the `\n`s and without an
 /// empty piece after a final one.
 fn split_at_newlines(text: &str) -> Vec<Range<usize>> {
@@ -76,6 +87,27 @@ mod tests {
         assert_eq!(split("\n", d), vec![""]);
         assert_eq!(split("a\x0cb\nc", d), vec!["a\x0cb", "c"]);
         assert_eq!(split("a\n\n", d), vec!["a", ""]);
+    }
+
+    #[test]
+    fn lines_are_counted_as_split() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\n\n",
+            "a\x0cb\r\nc\u{2028}d",
+            "\r\r\n\n x",
+        ] {
+            for dialect in [Dialect::Aider, Dialect::Default] {
+                assert_eq!(
+                    line_count(text, dialect),
+                    split_lines(text, dialect).len(),
+                    "{text:?} {dialect:?}"
+                );
+            }
+        }
     }
 
     #[test]

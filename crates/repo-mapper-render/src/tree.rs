@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use rayon::prelude::*;
 
 use repo_mapper_tags::{
-    Dialect, FileStamp, KeptParse, Language, Limits, Tag, normalize_newlines, read_source,
+    Dialect, FileStamp, Language, Limits, Tag, normalize_newlines, read_source,
 };
 
 use crate::context::{Headers, TreeContext, render_language};
@@ -158,8 +158,6 @@ pub struct Renderer {
     scope_cache: Option<Arc<dyn ScopeCache>>,
     /// Files parsed so far (not found in the scope cache).
     parses: u64,
-    /// Parses the caller made of this map's files ([`Renderer::offer_parses`]).
-    offered: Vec<KeptParse>,
 }
 
 impl Renderer {
@@ -176,7 +174,6 @@ impl Renderer {
             headers: Headers::GrepAst,
             scope_cache: None,
             parses: 0,
-            offered: Vec::new(),
         }
     }
 
@@ -188,28 +185,8 @@ impl Renderer {
         self
     }
 
-    /// Parses of this map's files that the caller made (the tag scan's,
-    /// [`KeptParse`]): a file whose text and language are the ones parsed takes its scopes
-    /// from the tree instead of being parsed again. Kept until the next
-    /// [`start_map`](Renderer::start_map) or [`forget_parses`](Renderer::forget_parses).
-    pub fn offer_parses(&mut self, parses: Vec<KeptParse>) {
-        self.offered = parses;
-    }
-
-    /// Drops the parses [`offer_parses`](Renderer::offer_parses) gave.
-    pub fn forget_parses(&mut self) {
-        drop(self.take_parses());
-    }
-
-    /// Takes back the parses [`offer_parses`](Renderer::offer_parses) gave, for the
-    /// caller to free where it likes (a tree of a large file takes a millisecond or two to
-    /// free).
-    pub fn take_parses(&mut self) -> Vec<KeptParse> {
-        std::mem::take(&mut self.offered)
-    }
-
     /// How many files this renderer has parsed (files whose scopes came from the scope
-    /// cache or from an offered parse are not counted).
+    /// cache are not counted).
     pub fn parses(&self) -> u64 {
         self.parses
     }
@@ -263,7 +240,6 @@ impl Renderer {
     /// long session's memory by the files of its last two maps.
     pub fn start_map(&mut self) {
         self.clear_render_cache();
-        self.forget_parses();
         let previous = self.generation;
         let kept = self.kept_maps;
         self.contexts.retain(|_, c| c.used + kept > previous);
@@ -464,7 +440,6 @@ impl Renderer {
             limits: &self.limits,
             headers: self.headers,
             scope_cache: self.scope_cache.as_deref(),
-            offered: &self.offered,
         }
     }
 }
@@ -505,7 +480,6 @@ struct Builder<'r> {
     limits: &'r Limits,
     headers: Headers,
     scope_cache: Option<&'r dyn ScopeCache>,
-    offered: &'r [KeptParse],
 }
 
 impl Builder<'_> {
@@ -543,37 +517,19 @@ impl Builder<'_> {
         if language.is_none() {
             tracing::debug!(file = rel_fname, "no grammar: rendered without scopes");
         }
-        let (context, parsed) = self.context_of(code, language, abs_fname);
+        let (context, parsed) = self.context_of(code, language);
         (Some(context), parsed)
     }
 
-    /// The context of `code`, the text of `abs_fname`: from an offered parse of this very
-    /// text, else from the scope cache when it holds this text's scopes, else parsed; its
-    /// scopes kept in the cache unless found there; whether it was parsed.
-    fn context_of(
-        &self,
-        code: String,
-        language: Option<Language>,
-        abs_fname: &Path,
-    ) -> (TreeContext, bool) {
+    /// The context of `code`: from the scope cache when it holds this text's scopes, else
+    /// parsed, its scopes then kept in the cache; whether it was parsed.
+    fn context_of(&self, code: String, language: Option<Language>) -> (TreeContext, bool) {
         let lines = split_lines(&code, self.dialect);
         let rows = lines.len() + 1;
         let cached = self.scope_cache.zip(language).map(|(cache, lang)| {
             let key = ScopeKey::new(&code, lang, self.dialect, self.headers);
             (cache, key)
         });
-        let offered = self
-            .offered
-            .iter()
-            .find(|p| *p.path == *abs_fname && Some(p.language) == language && p.source == code);
-        if let Some(parse) = offered {
-            let (context, scopes) =
-                TreeContext::from_tree_lines(code, lines, &parse.tree, self.dialect, self.headers);
-            if let Some((cache, key)) = cached {
-                cache.put(&key, &scopes.encode());
-            }
-            return (context, false);
-        }
         if let Some((cache, key)) = &cached
             && let Some(scopes) = cache
                 .get(key)

@@ -12,9 +12,7 @@ mod words;
 
 pub use blobs::{BlobDir, replace_file};
 pub use cached::{PackAhead, scan_cached, stored_keys};
-pub use scan::{
-    KEPT_PARSE_MAX_BYTES, Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan,
-};
+pub use scan::{OnParse, Parsed, Problem, ScanOptions, ScanOutput, ScanProgress, ScanStats, scan};
 pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,
     StoreFallback, TagStore, catches_panic_at, open_store, store_dir_name,

@@ -9,9 +9,10 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 use repo_mapper_tags::{
-    CountedTags, CutShort, Dialect, FileStamp, KeptParse, Language, Limits, StatTime, Terms,
+    CountedTags, CutShort, Dialect, FileStamp, Language, Limits, StatTime, Terms,
     extract_source_parsed, source_from_bytes,
 };
+use tree_sitter::Tree;
 
 use crate::codec::{self, FileKey, Note};
 use crate::pack::{ByContent, Pack};
@@ -91,13 +92,21 @@ pub struct ScanOutput {
     /// The files with a problem, as (index in the input, problem), in input order; cached
     /// files report the problem found when they were parsed.
     pub problems: Vec<(usize, Problem)>,
-    /// The syntax trees of the files parsed, as [`ScanOptions::keep_parses`] asks.
-    pub parses: Vec<KeptParse>,
 }
 
-/// The largest file whose parse [`ScanOptions::keep_parses`] keeps: a tree takes several
-/// times its text's size in memory.
-pub const KEPT_PARSE_MAX_BYTES: usize = 512 * 1024;
+/// A file a scan parsed, as [`ScanOptions::on_parse`] sees it before its tree is freed.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Parsed<'p> {
+    /// The file, as the caller named it.
+    pub path: &'p Path,
+    /// The language it was parsed as.
+    pub language: Language,
+    /// The text parsed (as [`source_from_bytes`] gives it).
+    pub source: &'p str,
+    /// The parse of `source` as `language`.
+    pub tree: &'p Tree,
+}
 
 /// Options of a [`scan`].
 #[derive(Debug, Clone, Default)]
@@ -128,11 +137,20 @@ pub struct ScanOptions<'a> {
     /// The root's pack, read ahead ([`PackAhead`](crate::PackAhead)): the scan takes it
     /// if it is the pack it reads and the file was not replaced since.
     pub ahead: Option<&'a crate::PackAhead>,
-    /// Keep the syntax tree of each file parsed ([`ScanOutput::parses`]) when at most
-    /// this many files are to be read, for those no larger than [`KEPT_PARSE_MAX_BYTES`]:
-    /// a caller that renders files in the same run then need not parse them again (the
-    /// few files an edit changed). 0: keep none.
-    pub keep_parses: usize,
+    /// Called, on the scan's threads, with each file parsed and its syntax tree: a caller
+    /// that renders files in the same run takes from the tree what it would parse them
+    /// again for.
+    pub on_parse: Option<OnParse<'a>>,
+}
+
+/// What [`ScanOptions::on_parse`] calls.
+#[derive(Clone, Copy)]
+pub struct OnParse<'a>(pub &'a (dyn Fn(Parsed<'_>) + Sync));
+
+impl std::fmt::Debug for OnParse<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnParse(..)")
+    }
 }
 
 /// One file's result before the counts are made.
@@ -156,8 +174,6 @@ enum Outcome {
         words: WordUse,
         /// Where its entry is, for the root's next pack.
         served: Served,
-        /// Its syntax tree, when the scan keeps them ([`ScanOptions::keep_parses`]).
-        parse: Option<KeptParse>,
     },
 }
 
@@ -369,7 +385,7 @@ pub(crate) fn scan_layered(
         all: early + count(false),
     };
     writer.hold = layers.hold_entries.is_some_and(|least| reads.all >= least);
-    let how = (opts, reads.all <= opts.keep_parses, layers.by_content);
+    let how = (opts, layers.by_content);
     let mut outcomes = read_unvouched(checked, how, (progress, reads), &writer);
     let store_used = !layers.without_store && outcomes.iter().any(Outcome::uses_store);
     let served: Vec<Served> = outcomes.iter_mut().map(Outcome::take_served).collect();
@@ -433,8 +449,7 @@ fn finish_store(
 const EARLY_READS: usize = 8;
 
 /// `checked`, read now if it is unvouched and among the first [`EARLY_READS`] files
-/// found so (its parse kept if [`ScanOptions::keep_parses`] allows that many; the second
-/// pass drops it if more files are read in all).
+/// found so.
 fn read_early(
     checked: Checked,
     early: &AtomicUsize,
@@ -449,8 +464,7 @@ fn read_early(
         return Checked::Unvouched(file);
     }
     let path = Arc::clone(&file.names.abs);
-    let keep_parse = nth < opts.keep_parses;
-    Checked::Read(file.read((opts, keep_parse), by_content, store), path)
+    Checked::Read(file.read(opts, by_content, store), path)
 }
 
 /// The (at most) `k` files whose stamps say they changed last (status or content, the
@@ -481,10 +495,10 @@ struct Reads {
 
 /// The second pass of [`scan`]: places the entries the first pass made, and reads (in
 /// parallel) every file it left unvouched (looking its content up in `by_content` before
-/// parsing it; parses kept if `keep_parses`); every file's outcome, in order.
+/// parsing it); every file's outcome, in order.
 fn read_unvouched(
     checked: Vec<Checked>,
-    (opts, keep_parses, by_content): (&ScanOptions<'_>, bool, Option<&ByContent>),
+    (opts, by_content): (&ScanOptions<'_>, Option<&ByContent>),
     (progress, reads): (&(dyn Fn(ScanProgress) + Sync), Reads),
     writer: &Writer<'_>,
 ) -> Vec<Outcome> {
@@ -502,18 +516,10 @@ fn read_unvouched(
         .with_max_len(task)
         .map(|c| match c {
             Checked::Done(outcome) => outcome,
-            Checked::Read(mut outcome, path) => {
-                // Parses are kept only when few files are read in all.
-                if let Outcome::Parsed { parse, .. } = &mut outcome
-                    && !keep_parses
-                {
-                    *parse = None;
-                }
-                writer.place_made(outcome, &path)
-            }
+            Checked::Read(outcome, path) => writer.place_made(outcome, &path),
             Checked::Unvouched(file) => {
                 let path = Arc::clone(&file.names.abs);
-                let outcome = file.read((opts, keep_parses), by_content, writer.store);
+                let outcome = file.read(opts, by_content, writer.store);
                 let read = read.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(ScanProgress { read, to_read });
                 writer.place_made(outcome, &path)
@@ -574,12 +580,10 @@ fn account(out: &mut ScanOutput, words: &mut WordLog, i: usize, outcome: Outcome
             tags,
             note,
             words: new,
-            parse,
             ..
         } => {
             out.stats.misses += 1;
             words.add(new);
-            out.parses.extend(parse);
             (tags, note)
         }
     };
@@ -776,11 +780,12 @@ fn changed_entry(
 
 impl Unvouched {
     /// One file read: the stored tags if the content hash matches, else a fresh
-    /// extraction (its tree kept if `keep_parse`). An entry made or rewritten now is left
-    /// in the outcome as [`Served::Fresh`], for [`Writer::place_made`].
+    /// extraction (its tree shown to [`ScanOptions::on_parse`]). An entry made or
+    /// rewritten now is left in the outcome as [`Served::Fresh`], for
+    /// [`Writer::place_made`].
     fn read(
         mut self,
-        (opts, keep_parse): (&ScanOptions<'_>, bool),
+        opts: &ScanOptions<'_>,
         by_content: Option<&ByContent>,
         store: &dyn TagStore,
     ) -> Outcome {
@@ -814,7 +819,7 @@ impl Unvouched {
             }
             return hit;
         }
-        let (mut outcome, entry) = extract(self.lang, bytes, key, &self.names, (opts, keep_parse));
+        let (mut outcome, entry) = extract(self.lang, bytes, key, &self.names, opts);
         if let Outcome::Parsed { served, .. } = &mut outcome {
             *served = Served::Fresh(entry);
         }
@@ -966,16 +971,15 @@ fn add_read_words(outcome: &mut Outcome, bytes: Vec<u8>) {
     }
 }
 
-/// A fresh extraction and the entry to store for it; the file's tree kept if
-/// `keep_parse` and the file is small enough ([`KEPT_PARSE_MAX_BYTES`]).
+/// A fresh extraction and the entry to store for it; the file's tree shown to
+/// [`ScanOptions::on_parse`].
 fn extract(
     lang: Language,
     bytes: Vec<u8>,
     key: FileKey,
     names: &Names,
-    (opts, keep_parse): (&ScanOptions<'_>, bool),
+    opts: &ScanOptions<'_>,
 ) -> (Outcome, Vec<u8>) {
-    let mut parse = None;
     let (tags, note, terms) = match source_from_bytes(bytes) {
         Some(source) => {
             let (out, tree) = extract_source_parsed(
@@ -992,11 +996,11 @@ fn extract(
                 Dialect::Aider => Terms::default(),
             };
             let note = out.cut_short.map(Note::CutShort);
-            if keep_parse && source.len() <= KEPT_PARSE_MAX_BYTES {
-                parse = tree.map(|tree| KeptParse {
-                    path: Arc::clone(&names.abs),
+            if let (Some(OnParse(on_parse)), Some(tree)) = (opts.on_parse, &tree) {
+                on_parse(Parsed {
+                    path: &names.abs,
                     language: lang,
-                    source,
+                    source: &source,
                     tree,
                 });
             }
@@ -1017,7 +1021,6 @@ fn extract(
         note,
         words,
         served: Served::Store,
-        parse,
     };
     (parsed, entry)
 }

@@ -104,20 +104,6 @@ pub fn extract_source_within(
     extract_source_parsed(lang, source, rel_fname, fname, dialect, limits).0
 }
 
-/// A file's syntax tree kept after its tags were extracted, with the text it parses, so
-/// that a later step of the same run (rendering the file) need not parse it again.
-#[derive(Debug, Clone)]
-pub struct KeptParse {
-    /// The file, as the caller named it (absolute in a scan).
-    pub path: Arc<Path>,
-    /// The language it was parsed as.
-    pub language: Language,
-    /// The text parsed (as [`source_from_bytes`] gives it).
-    pub source: String,
-    /// The parse of `source` as `language`.
-    pub tree: Tree,
-}
-
 /// [`extract_source_within`], with the syntax tree it parsed (`None` when there was
 /// none: an empty text, a grammar that cannot be loaded, or time ran out while parsing).
 pub fn extract_source_parsed(

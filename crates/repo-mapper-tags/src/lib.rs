@@ -33,8 +33,8 @@ pub use capture::known_sub_kind;
 pub use counted::{CountedTags, RefCounts, RefNumbers};
 #[cfg(feature = "extract")]
 pub use extract::{
-    Extraction, KeptParse, extract_file, extract_source, extract_source_parsed,
-    extract_source_within, parse_within, read_source, source_from_bytes,
+    Extraction, extract_file, extract_source, extract_source_parsed, extract_source_within,
+    parse_within, read_source, source_from_bytes,
 };
 pub use language::{Language, filename_to_lang};
 pub use limits::{CutShort, Deadline, Limits};

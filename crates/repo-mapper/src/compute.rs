@@ -12,9 +12,10 @@ use rayon::prelude::*;
 use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
-    OpenOptions, PackAhead, Problem, ScanOptions, ScanOutput, ScanProgress, scan_cached,
+    OnParse, OpenOptions, PackAhead, Parsed, Problem, ScanOptions, ScanOutput, ScanProgress,
+    scan_cached,
 };
-use repo_mapper_tags::{CountedTags, Dialect, KeptParse};
+use repo_mapper_tags::{CountedTags, Dialect};
 
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::config::Config;
@@ -124,8 +125,7 @@ impl RepoMap {
         let reads_terms =
             self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let words = reads_terms && request.message.is_some();
-        let (scanned, parses, store_fallback) = self.scan(&admitted, words);
-        self.renderer.offer_parses(parses);
+        let (scanned, store_fallback) = self.scan(&admitted, words);
         let scanned_at = Instant::now();
         self.after_scan(&admitted, &scanned);
         let anchors = self.admit_anchors(&request.anchors);
@@ -200,14 +200,13 @@ impl RepoMap {
         computed
     }
 
-    /// Frees, off the answer's path ([`release`]), what a computation leaves: the scan's
-    /// tags (unless a warm session keeps them) and the parses offered to the renderer.
+    /// Frees what a computation leaves: the scopes the scan took for the render, and,
+    /// off the answer's path ([`release`]), the scan's tags (unless a warm session keeps
+    /// them).
     fn free_after(&mut self, scanned: Scanned) {
-        let parses = self.renderer.take_parses();
-        match self.warm {
-            None => release((scanned, parses)),
-            Some(_) if !parses.is_empty() => release(parses),
-            Some(_) => {}
+        self.scan_scopes.clear();
+        if self.warm.is_none() {
+            release(scanned);
         }
     }
 
@@ -325,21 +324,19 @@ impl RepoMap {
     }
 
     /// behaviour.md §5: the tags of every file, from the store where unchanged (in a warm session,
-    /// from memory where the stat is unchanged), the syntax trees of the few files parsed
-    /// now ([`KEEP_PARSES`]) and why the store is in memory if it fell back.
+    /// from memory where the stat is unchanged), and why the store is in memory if it fell
+    /// back. The scopes of the files parsed now go to [`ScanScopes`] for the render.
     pub(crate) fn scan(
         &mut self,
         admitted: &Admitted,
         words: bool,
-    ) -> (
-        Scanned,
-        Vec<KeptParse>,
-        Option<repo_mapper_store::StoreFallback>,
-    ) {
+    ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
         // Read ahead for the first scan only (taken or not, it is dropped after).
         let ahead = self.ahead.take();
         let ahead = ahead.as_ref();
         let (config, progress) = (&self.config, self.progress.as_ref());
+        let take_scopes = |parsed: Parsed<'_>| self.scan_scopes.take_from(parsed);
+        let on_parse = Some(OnParse(&take_scopes));
         // A warm session keeps the tags for later maps, which may read the words.
         let skip_words = !words && self.warm.is_none();
         let Some(warm) = &mut self.warm else {
@@ -349,28 +346,23 @@ impl RepoMap {
             };
             // The root guard has just stat'ed every file: the scan need not again.
             let stamps = Some(&admitted.stamps[..]);
-            let (mut out, fallback) = scan_store(
-                config,
-                progress,
+            let (out, fallback) = scan_store(
+                (config, progress),
                 (&admitted.present, stamps),
                 (whole, skip_words),
-                ahead,
+                (ahead, on_parse),
             );
-            let parses = std::mem::take(&mut out.parses);
-            return (out.into(), parses, fallback);
+            return (out.into(), fallback);
         };
-        let mut parses = Vec::new();
         let mut read = |files: &[(PathBuf, String)], whole| {
-            let mut out = scan_store(config, progress, (files, None), (whole, skip_words), ahead);
-            parses.append(&mut out.0.parses);
-            out
+            let how = (whole, skip_words);
+            scan_store((config, progress), (files, None), how, (ahead, on_parse))
         };
         let counting = Counting {
             dialect: config.dialect(),
             max_file_size: config.effective_max_file_size(),
         };
-        let (scanned, fallback) = warm.scan(admitted, &counting, config.prune_cache, &mut read);
-        (scanned, parses, fallback)
+        warm.scan(admitted, &counting, config.prune_cache, &mut read)
     }
 
     /// One warning per file with a problem, once per session; past
@@ -501,13 +493,13 @@ fn co_change(history: &History, files: &[FileTags<'_>]) -> Vec<f64> {
 /// file; sled opened only if needed, closed after), pruning the records of other files
 /// under the root when the list is the whole repository's; with their `stamps` when the
 /// root guard has just read them; stored files' code words left unread if `skip_words`
-/// (nothing will read them); the root's pack taken from `ahead` if it read it.
+/// (nothing will read them); the root's pack taken from `ahead` if it read it; each file
+/// parsed shown to `on_parse`.
 fn scan_store(
-    config: &Config,
-    progress: Option<&ProgressFn>,
+    (config, progress): (&Config, Option<&ProgressFn>),
     (files, stamps): (&[(PathBuf, String)], Option<&[Stamp]>),
     (whole, skip_words): (Whole, bool),
-    ahead: Option<&PackAhead>,
+    (ahead, on_parse): (Option<&PackAhead>, Option<OnParse<'_>>),
 ) -> (ScanOutput, Option<repo_mapper_store::StoreFallback>) {
     let tick = |p: ScanProgress| {
         if let Some(progress) = progress {
@@ -526,7 +518,7 @@ fn scan_store(
         stamps,
         skip_words,
         ahead,
-        keep_parses: KEEP_PARSES,
+        on_parse,
     };
     scan_cached(
         &config.cache,
@@ -536,12 +528,6 @@ fn scan_store(
         &tick,
     )
 }
-
-/// Scans that parse at most this many files keep their trees for the map's render, which
-/// then parses none of them again: a run after an edit renders the edited file with no
-/// second parse. More would hold many trees' memory for a cold run's render, which
-/// shows few of its files.
-const KEEP_PARSES: usize = 8;
 
 /// The request's paths relative to the root, as the ranking takes them.
 struct RelNames<'r> {

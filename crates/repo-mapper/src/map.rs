@@ -18,7 +18,7 @@ use crate::config::{Config, Refresh};
 use crate::history::{HeadWitness, History};
 use crate::known_counts::{Hash128, KnownCounts, hash128};
 use crate::request::{Anchors, MapOutput, MapReport, MapRequest, NoMap};
-use crate::scope_cache::scope_cache;
+use crate::scope_cache::{ScanScopes, scope_cache};
 use crate::warm::WarmSession;
 
 /// Distinct requests whose results the map cache keeps (the oldest goes first). Aider's
@@ -109,6 +109,9 @@ struct Cached {
 pub struct RepoMap {
     pub(crate) config: Config,
     pub(crate) renderer: Renderer,
+    /// The scopes the last scan took from its trees, in front of the renderer's scope
+    /// cache until the map is rendered.
+    pub(crate) scan_scopes: Arc<ScanScopes>,
     map_cache: VecDeque<Cached>,
     last_map: Option<MapOutput>,
     map_processing_time: Duration,
@@ -170,10 +173,10 @@ impl RepoMap {
             } else {
                 1
             });
-        if let Some(cache) = scope_cache(&config.cache) {
-            renderer = renderer.with_scope_cache(cache);
-        }
+        let scan_scopes = Arc::new(ScanScopes::new(config.dialect(), headers));
+        renderer = renderer.with_scope_cache(scope_cache(&config.cache, Arc::clone(&scan_scopes)));
         RepoMap {
+            scan_scopes,
             warm: config.warm_session.then(WarmSession::default),
             history: None,
             head: None,

@@ -127,7 +127,9 @@ impl RepoMap {
         // Not the map's admission: a warm session keeps that one for the next map.
         let generation = self.next_generation();
         let admitted = self.admit_all(&sorted_union(&[], files), generation);
-        let (scanned, _, _) = self.scan(&admitted, false);
+        let (scanned, _) = self.scan(&admitted, false);
+        // Nothing is rendered: the scopes the scan took are not kept for a later map.
+        self.scan_scopes.clear();
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();
         let mut hits = Vec::new();

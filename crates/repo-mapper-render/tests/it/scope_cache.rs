@@ -184,13 +184,17 @@ fn a_map_of_many_files_renders_as_its_files_do_one_at_a_time() {
     }
 }
 
-/// Issue 26: a file parsed by the tag scan of the same run ([`Renderer::offer_parses`])
-/// renders exactly as a parse of the renderer's own does, on every golden case, in both
-/// dialects and header styles, without parsing it; a parse of another text (the file
-/// changed since) is not used.
+/// Issue 26: the scopes a caller takes from its own parse of a file ([`Scopes::of_tree`],
+/// as the tag scan of the same run does), kept under the key of that text, render exactly
+/// as a parse of the renderer's own does, on every golden case, in both dialects and
+/// header styles, without parsing it; scopes kept for another text (the file changed
+/// since) are not found.
+///
+/// [`Scopes::of_tree`]: repo_mapper_render::Scopes::of_tree
 #[test]
-fn an_offered_parse_renders_as_the_renderers_own_parse() {
-    use repo_mapper_tags::{KeptParse, Limits, parse_within};
+fn scopes_of_a_callers_parse_render_as_the_renderers_own_parse() {
+    use repo_mapper_render::Scopes;
+    use repo_mapper_tags::{Limits, parse_within};
 
     let root = root();
     for (source, lois) in golden_cases() {
@@ -204,32 +208,30 @@ fn an_offered_parse_renders_as_the_renderers_own_parse() {
                 continue;
             };
             let tree = parse_within(language, &text, &Limits::default()).unwrap();
-            let offered = |text: String| KeptParse {
-                path: Arc::from(path.as_path()),
-                language,
-                source: text,
-                tree: tree.clone(),
-            };
             for headers in [Headers::GrepAst, Headers::Signatures] {
-                let render = |offer: Option<KeptParse>| {
+                let kept = |text: &str| {
+                    let cache = Arc::new(Kept::default());
+                    let key = ScopeKey::new(text, language, dialect, headers);
+                    let scopes = Scopes::of_tree(text, &tree, dialect, headers);
+                    cache.put(&key, &scopes.encode());
+                    cache
+                };
+                let render = |cache: Option<Arc<Kept>>| {
                     let mut r = Renderer::new(dialect).with_headers(headers);
-                    r.offer_parses(offer.into_iter().collect());
+                    if let Some(cache) = cache {
+                        r = r.with_scope_cache(cache);
+                    }
                     let out = r.render_tree(&path, &source, &lois);
                     (out, r.parses())
                 };
                 let (expected, parsed) = render(None);
                 assert_eq!(parsed, 1);
                 let case = format!("{source} {dialect:?} {headers:?}");
-                // The renderer reads the text as it would parse it: offered, it is used.
-                let whole = text.ends_with('\n') && !text.contains('\r');
-                if whole {
-                    assert_eq!(
-                        render(Some(offered(text.clone()))),
-                        (expected.clone(), 0),
-                        "{case}"
-                    );
+                // The renderer reads the text as it was parsed: its scopes are found.
+                if text.ends_with('\n') && !text.contains('\r') {
+                    assert_eq!(render(Some(kept(&text))), (expected.clone(), 0), "{case}");
                 }
-                let other = offered(format!("{text}# another text\n"));
+                let other = kept(&format!("{text}# another text\n"));
                 assert_eq!(render(Some(other)), (expected.clone(), 1), "{case}");
             }
         }

@@ -576,11 +576,11 @@ fn progress_announces_the_files_to_read_then_counts_them() {
     assert_eq!(*events.lock().unwrap(), [(0, 0)]);
 }
 
-/// Issue 26: a scan that parses few files keeps their syntax trees for the caller's render
-/// (the text parsed, its language, a tree of that text); one that parses more keeps none,
-/// early reads included.
+/// Issue 26: every file a scan parses, and only those, is shown to `on_parse` with the text
+/// parsed, its language and a tree of that text (early reads included), so that the
+/// caller's render need not parse it again.
 #[test]
-fn a_scan_of_few_changed_files_keeps_their_parses() {
+fn a_scan_shows_each_file_it_parses_to_on_parse() {
     let repo = Repo::new();
     let rels: Vec<String> = (0..12).map(|i| format!("m{i}.py")).collect();
     for rel in &rels {
@@ -591,31 +591,40 @@ fn a_scan_of_few_changed_files_keeps_their_parses() {
     }
     let files = repo.files(&rels.iter().map(String::as_str).collect::<Vec<_>>());
     let store = MemoryStore::new();
+    let seen: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::default();
+    let record = |p: repo_mapper_store::Parsed<'_>| {
+        assert_eq!(p.language, repo_mapper_tags::Language::Python);
+        let root = p.tree.root_node();
+        assert_eq!((root.kind(), root.end_byte()), ("module", p.source.len()));
+        seen.lock()
+            .unwrap()
+            .push((p.path.to_path_buf(), p.source.to_owned()));
+    };
     let opts = ScanOptions {
-        keep_parses: 4,
+        on_parse: Some(repo_mapper_store::OnParse(&record)),
         ..ScanOptions::default()
     };
     let cold = scan(&store, &files, &opts, &|_| {});
     assert_eq!(cold.stats.misses, 12);
-    assert!(cold.parses.is_empty(), "12 files read, more than 4");
+    let mut shown: Vec<PathBuf> = seen.lock().unwrap().drain(..).map(|(p, _)| p).collect();
+    shown.sort();
+    let mut all: Vec<PathBuf> = files.iter().map(|(abs, _)| abs.clone()).collect();
+    all.sort();
+    assert_eq!(shown, all, "every file parsed, once");
     // Entries written while the files' change time was racy are confirmed once it settles.
     std::thread::sleep(repo_mapper_tags::RACY_WINDOW + Duration::from_millis(100));
     scan(&store, &files, &opts, &|_| {});
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "files from the store are not parsed"
+    );
 
     let edited = repo.write("m3.py", "def edited():\n    return h()\n");
     let warm = scan(&store, &files, &opts, &|_| {});
     assert_eq!(warm.stats.misses, 1);
-    let [kept] = &warm.parses[..] else {
-        panic!("one parse kept: {:?}", warm.parses.len());
-    };
-    assert_eq!(&*kept.path, edited.as_path());
-    assert_eq!(kept.language, repo_mapper_tags::Language::Python);
-    assert_eq!(kept.source, "def edited():\n    return h()\n");
-    let root = kept.tree.root_node();
-    assert_eq!(root.kind(), "module");
-    assert_eq!(root.end_byte(), kept.source.len());
-
-    let none = ScanOptions::default();
-    repo.write("m3.py", "def again():\n    return h()\n");
-    assert!(scan(&store, &files, &none, &|_| {}).parses.is_empty());
+    let shown = std::mem::take(&mut *seen.lock().unwrap());
+    assert_eq!(
+        shown,
+        [(edited, "def edited():\n    return h()\n".to_owned())]
+    );
 }
