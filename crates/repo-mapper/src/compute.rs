@@ -325,7 +325,8 @@ impl RepoMap {
 
     /// behaviour.md §5: the tags of every file, from the store where unchanged (in a warm session,
     /// from memory where the stat is unchanged), and why the store is in memory if it fell
-    /// back. The scopes of the files parsed now go to [`ScanScopes`] for the render.
+    /// back. The scopes of the files parsed now go to
+    /// [`ScanScopes`](crate::scope_cache::ScanScopes) for the render.
     pub(crate) fn scan(
         &mut self,
         admitted: &Admitted,
