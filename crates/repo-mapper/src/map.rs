@@ -703,10 +703,10 @@ mod tests {
         }
     }
 
-    /// Issue 26: a run renders the files its tag scan parsed from the scan's trees (a
-    /// scan of a few files keeps them); a second run renders them from the scope cache
-    /// on disk, parsing none of them, and shows the same map; an edited file is parsed
-    /// once, by the tag scan (the map equals a fresh run's).
+    /// Issue 26: a run renders the files its tag scan parsed with the scopes the scan
+    /// took from their trees (`ScanScopes`); a second run renders them from the scope
+    /// cache on disk, parsing none of them, and shows the same map; an edited file is
+    /// parsed once, by the tag scan (the map equals a fresh run's).
     #[test]
     fn a_second_run_renders_without_parsing() {
         let dir = tempfile::tempdir().unwrap();
@@ -727,12 +727,12 @@ mod tests {
         );
         assert_eq!(
             parsed, 0,
-            "shop.py and util.py rendered from the scan's parses"
+            "shop.py and util.py rendered with the scopes the scan took"
         );
         assert_eq!(run(), (first, 0));
         write("util.py", "def helper_fn(edited):\n    return 3\n");
         let (edited, parsed) = run();
-        assert_eq!(parsed, 0, "the scan's parse of util.py rendered it");
+        assert_eq!(parsed, 0, "util.py rendered with the scopes its scan took");
         assert!(edited.contains("def helper_fn(edited)"), "{edited}");
         let mut config = Config::new(root);
         config.cache = CacheLocation::Memory;
