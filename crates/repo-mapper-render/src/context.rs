@@ -398,6 +398,19 @@ impl RowScopes {
     /// each starts and ends on that row and adds nothing it has not added (such a node is
     /// never a body either).
     fn of(tree: &Tree, num_rows: usize, headers: Headers) -> Self {
+        Self::walk(tree, num_rows, headers, |first_row, last_row| {
+            last_row > first_row
+        })
+    }
+
+    /// The rows' scopes of the nodes of `tree` a walk visits when it goes below each node
+    /// for which `descend(first row, last row)` holds.
+    fn walk(
+        tree: &Tree,
+        num_rows: usize,
+        headers: Headers,
+        descend: impl Fn(usize, usize) -> bool,
+    ) -> Self {
         let mut rows = RowScopes::empty(num_rows);
         let last = num_rows - 1;
         let mut cursor = tree.walk();
@@ -412,7 +425,7 @@ impl RowScopes {
             if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
                 rows.add_node(start, end);
             }
-            if last_row > first_row && cursor.goto_first_child() {
+            if descend(first_row, last_row) && cursor.goto_first_child() {
                 parents.push(node.start_byte());
                 continue;
             }
@@ -661,33 +674,6 @@ mod tests {
         assert_eq!(signatures, "⋮\n│def f(\n│    a,\n│    b,\n⋮\n");
     }
 
-    /// The scopes of a walk over every node, as [`RowScopes::of`] walked before it left
-    /// out what lies below single-row nodes: the oracle of the test below.
-    fn scopes_visiting_every_node(tree: &Tree, num_rows: usize, headers: Headers) -> Scopes {
-        let mut rows = RowScopes::empty(num_rows);
-        let last = num_rows - 1;
-        let mut cursor = tree.walk();
-        let mut parents: Vec<usize> = Vec::new();
-        loop {
-            let node = cursor.node();
-            let start = node.start_position().row.min(last);
-            let end = node.end_position().row.clamp(start, last);
-            if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
-                rows.add_node(start, end);
-            }
-            if cursor.goto_first_child() {
-                parents.push(node.start_byte());
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    return rows.into_scopes();
-                }
-                parents.pop();
-            }
-        }
-    }
-
     /// Leaving out the nodes below single-row ones changes no scope: every fixture of
     /// every language, whole and cut short at a dozen places (broken syntax), under both
     /// headers.
@@ -712,7 +698,7 @@ mod tests {
                 for headers in [Headers::GrepAst, Headers::Signatures] {
                     assert_eq!(
                         RowScopes::of(&tree, num_rows, headers).into_scopes(),
-                        scopes_visiting_every_node(&tree, num_rows, headers),
+                        RowScopes::walk(&tree, num_rows, headers, |_, _| true).into_scopes(),
                         "{} cut at {cut}, {headers:?}",
                         entry.display()
                     );

@@ -125,7 +125,7 @@ impl RepoMap {
         let reads_terms =
             self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let words = reads_terms && request.message.is_some();
-        let (scanned, store_fallback) = self.scan(&admitted, words);
+        let (scanned, store_fallback) = self.scan(&admitted, words, true);
         let scanned_at = Instant::now();
         self.after_scan(&admitted, &scanned);
         let anchors = self.admit_anchors(&request.anchors);
@@ -325,19 +325,20 @@ impl RepoMap {
 
     /// behaviour.md §5: the tags of every file, from the store where unchanged (in a warm session,
     /// from memory where the stat is unchanged), and why the store is in memory if it fell
-    /// back. The scopes of the files parsed now go to
-    /// [`ScanScopes`](crate::scope_cache::ScanScopes) for the render.
+    /// back. With `render`, the scopes of the files parsed now go to
+    /// [`ScanScopes`](crate::scope_cache::ScanScopes) for the render that follows.
     pub(crate) fn scan(
         &mut self,
         admitted: &Admitted,
         words: bool,
+        render: bool,
     ) -> (Scanned, Option<repo_mapper_store::StoreFallback>) {
         // Read ahead for the first scan only (taken or not, it is dropped after).
         let ahead = self.ahead.take();
         let ahead = ahead.as_ref();
         let (config, progress) = (&self.config, self.progress.as_ref());
         let take_scopes = |parsed: Parsed<'_>| self.scan_scopes.take_from(parsed);
-        let on_parse = Some(OnParse(&take_scopes));
+        let on_parse = render.then_some(OnParse(&take_scopes));
         // A warm session keeps the tags for later maps, which may read the words.
         let skip_words = !words && self.warm.is_none();
         let Some(warm) = &mut self.warm else {

@@ -127,9 +127,8 @@ impl RepoMap {
         // Not the map's admission: a warm session keeps that one for the next map.
         let generation = self.next_generation();
         let admitted = self.admit_all(&sorted_union(&[], files), generation);
-        let (scanned, _) = self.scan(&admitted, false);
-        // Nothing is rendered: the scopes the scan took are not kept for a later map.
-        self.scan_scopes.clear();
+        // Nothing is rendered: the scan takes no scopes.
+        let (scanned, _) = self.scan(&admitted, false, false);
         let mut candidates = candidates(&scanned.tags, &needle, query);
         candidates.sort();
         let mut hits = Vec::new();
