@@ -175,3 +175,53 @@ fn well_formed_json_that_is_no_message_is_still_rmcps_to_answer() {
     let stderr = server.stop();
     assert!(!stderr.contains("parse error"), "{stderr}");
 }
+
+/// A `tools/call` whose arguments nest a list `levels` deep, with this `id` (JSON text).
+fn nested_call(id: &str, levels: usize) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"search_identifiers","arguments":{{"project_root":"/no/such/dir","query":"x","deep":{}{}}}}}}}"#,
+        "[".repeat(levels),
+        "]".repeat(levels)
+    )
+    .into_bytes()
+}
+
+/// JSON nested deeper than rmcp's parser takes (serde_json stops at 128 levels) is
+/// answered with an invalid-request error carrying the request's id, however deep; a
+/// request just within the limit is rmcp's to answer; a deep notification gets no answer;
+/// the session goes on.
+#[test]
+fn a_request_nested_too_deep_gets_an_error_with_its_id() {
+    let mut server = Server::start();
+    initialize(&mut server);
+    // The message, `params` and `arguments` are three levels: 124 more make 127.
+    server.send(&nested_call("10", 124));
+    let within = server.until_answer(10);
+    assert_eq!(within.len(), 1, "{within:#?}");
+    assert!(within[0]["result"]["isError"] == true, "{within:#?}");
+    for (id, levels) in [(json!(11), 125), (json!(12), 126), (json!("deep"), 100_000)] {
+        server.send(&nested_call(&id.to_string(), levels));
+        let answer = server.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        let data = answer["error"]["data"].as_str().unwrap();
+        assert!(data.contains(&format!("{} levels", levels + 3)), "{answer}");
+    }
+    let notification = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{}{}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    server.send(notification.as_bytes());
+    server.send_json(&json!({ "jsonrpc": "2.0", "id": 13, "method": "tools/list" }));
+    let answers = server.until_answer(13);
+    assert_eq!(
+        answers.len(),
+        1,
+        "the notification is not answered: {answers:#?}"
+    );
+    assert!(answers[0]["result"]["tools"].is_array(), "{answers:#?}");
+    let stderr = server.stop();
+    let warned = stderr.lines().filter(|l| l.contains("levels deep")).count();
+    assert_eq!(warned, 4, "{stderr}");
+}

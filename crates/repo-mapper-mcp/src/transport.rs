@@ -16,10 +16,17 @@
 //! the parse error. `pump_output` is the one writer of stdout: it writes rmcp's output and
 //! the parse errors a whole line at a time, so they never interleave. Well-formed JSON
 //! that is not a JSON-RPC message still reaches rmcp, which answers it with −32600.
+//!
+//! JSON nested deeper than serde_json's recursion limit (128 levels) is dropped by rmcp
+//! the same silent way: its parse fails with a syntax error ("recursion limit
+//! exceeded"), although the line is JSON. Such a line is answered here instead, with an
+//! invalid-request error (−32600) carrying the request's `id`, found without nesting
+//! (a notification, which has no `id`, gets no answer, only the warning).
 
 use std::io;
 
 use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+use serde_json::Value;
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
 };
@@ -31,6 +38,10 @@ const PIPE_CAPACITY: usize = 64 * 1024;
 
 /// A UTF-8 byte order mark, which rmcp strips from the start of a line (RFC 8259 §8.1).
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The deepest nesting of arrays and objects rmcp's parse of a message takes: serde_json
+/// gives up past 127 levels (its recursion limit of 128 counts the top-level value too).
+pub(crate) const MAX_DEPTH: usize = 127;
 
 /// The two ends rmcp is served on, and the tasks that connect them to the process's
 /// standard streams.
@@ -93,6 +104,21 @@ enum Verdict {
     Blank,
     /// Not JSON: dropped, and answered with a parse error; why.
     Bad(String),
+    /// JSON nested deeper than [`MAX_DEPTH`]: dropped, and answered with an
+    /// invalid-request error when it is a request (or not a message at all).
+    TooDeep(Deep),
+}
+
+/// A line nested too deep for rmcp, as far as it was read without nesting.
+#[derive(Debug, PartialEq, Eq)]
+struct Deep {
+    /// How deep it nests.
+    depth: usize,
+    /// Its top-level `id`, when it has a valid one (a string, a number or null).
+    id: Option<Value>,
+    /// Whether it is a notification (a `method` and no `id`): then nobody waits for an
+    /// answer, and JSON-RPC gives it none.
+    notification: bool,
 }
 
 /// Checks one line (with or without its `\n`) as rmcp will read it: a leading byte order
@@ -113,10 +139,145 @@ fn check(line: &[u8]) -> Verdict {
             return Verdict::Bad(format!("not UTF-8 (byte {})", e.valid_up_to() + 1));
         }
     };
+    // serde_json skips an ignored value without a recursion limit: the line is JSON
+    // however deep it nests, and its depth is measured next.
     match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => Verdict::Pass,
-        Err(e) if e.is_syntax() || e.is_eof() => Verdict::Bad(format!("not JSON ({e})")),
-        Err(_) => Verdict::Pass,
+        Ok(_) => {}
+        Err(e) if e.is_syntax() || e.is_eof() => return Verdict::Bad(format!("not JSON ({e})")),
+        Err(_) => return Verdict::Pass,
+    }
+    match nesting_depth(text.as_bytes()) {
+        depth if depth > MAX_DEPTH => Verdict::TooDeep(deep(text, depth)),
+        _ => Verdict::Pass,
+    }
+}
+
+/// How deep arrays and objects nest in `json` (valid JSON), counted in one pass without
+/// recursion: brackets inside strings do not count.
+fn nesting_depth(json: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut strings = StringSkipper::default();
+    for &byte in json {
+        if strings.inside(byte) {
+            continue;
+        }
+        match byte {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Tells, byte by byte, whether a byte of JSON text is part of a string (its quotes
+/// included).
+#[derive(Default)]
+struct StringSkipper {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl StringSkipper {
+    /// Whether `byte`, the next of the text, is inside a string or one of its quotes.
+    fn inside(&mut self, byte: u8) -> bool {
+        if !self.in_string {
+            self.in_string = byte == b'"';
+            return self.in_string;
+        }
+        match (self.escaped, byte) {
+            (true, _) => self.escaped = false,
+            (false, b'\\') => self.escaped = true,
+            (false, b'"') => self.in_string = false,
+            _ => {}
+        }
+        true
+    }
+}
+
+/// What a line nested `depth` deep is, read from its top-level members only.
+fn deep(text: &str, depth: usize) -> Deep {
+    let members = top_level_members(text);
+    let member = |name: &str| members.iter().find(|(key, _)| key == name);
+    let id = member("id").and_then(|(_, value)| scalar_id(value));
+    let has_id = member("id").is_some();
+    Deep {
+        depth,
+        id,
+        notification: member("method").is_some() && !has_id,
+    }
+}
+
+/// The members of `json`'s top-level object (valid JSON), each key decoded and its value
+/// as text, nested values skipped without being entered; none when it is no object.
+fn top_level_members(json: &str) -> Vec<(String, &str)> {
+    let bytes = json.as_bytes();
+    let mut members = Vec::new();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return members;
+    }
+    at += 1;
+    loop {
+        at = skip_space(bytes, at);
+        if bytes.get(at) != Some(&b'"') {
+            return members; // `}`: the object is empty
+        }
+        let key_end = value_end(bytes, at);
+        let key = serde_json::from_str::<String>(&json[at..key_end]).unwrap_or_default();
+        // Past the key's spaces and its `:`.
+        let start = skip_space(bytes, skip_space(bytes, key_end) + 1);
+        let end = value_end(bytes, start);
+        members.push((key, json[start..end].trim_end()));
+        at = skip_space(bytes, end);
+        if bytes.get(at) != Some(&b',') {
+            return members;
+        }
+        at += 1;
+    }
+}
+
+/// The first byte at or after `at` that is no JSON whitespace.
+fn skip_space(bytes: &[u8], at: usize) -> usize {
+    let spaces = bytes.get(at..).unwrap_or_default();
+    at + spaces
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count()
+}
+
+/// Where the value that starts at `at` ends: the `,`, `}` or `]` after it that closes
+/// nothing it opened, or the end of the text; a string ends after its closing quote.
+fn value_end(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut strings = StringSkipper::default();
+    for (i, &byte) in bytes.iter().enumerate().skip(at) {
+        if strings.inside(byte) {
+            if depth == 0 && !strings.in_string {
+                return i + 1; // a string value's closing quote
+            }
+            continue;
+        }
+        match byte {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth == 0 => return i,
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => return i,
+            _ => {}
+        }
+    }
+    bytes.len()
+}
+
+/// A member's value as a JSON-RPC `id`: a string, a number or null (anything else is no
+/// valid id, and the answer's `id` is then null).
+fn scalar_id(value: &str) -> Option<Value> {
+    match serde_json::from_str::<Value>(value).ok()? {
+        id @ (Value::String(_) | Value::Number(_) | Value::Null) => Some(id),
+        _ => None,
     }
 }
 
@@ -126,6 +287,23 @@ fn parse_error(reason: &str) -> Vec<u8> {
         "jsonrpc": "2.0",
         "id": null,
         "error": { "code": -32700, "message": "Parse error", "data": reason },
+    });
+    let mut line = reply.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// The JSON-RPC 2.0 invalid-request error for a line nested too deep, as one line: −32600,
+/// the request's `id` (null if it has none), the reason as `data`.
+fn too_deep_error(deep: &Deep) -> Vec<u8> {
+    let reason = format!(
+        "nested {} levels deep; at most {MAX_DEPTH} are read",
+        deep.depth
+    );
+    let reply = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": deep.id.clone().unwrap_or(Value::Null),
+        "error": { "code": -32600, "message": "Invalid Request", "data": reason },
     });
     let mut line = reply.to_string().into_bytes();
     line.push(b'\n');
@@ -204,6 +382,23 @@ async fn pump_input<R: AsyncRead + Unpin>(
                     break;
                 }
             }
+            Verdict::TooDeep(deep) if deep.notification => {
+                tracing::warn!(
+                    "MCP input line {number} (a notification) nests {} levels deep, more \
+                     than {MAX_DEPTH}; ignored",
+                    deep.depth
+                );
+            }
+            Verdict::TooDeep(deep) => {
+                tracing::warn!(
+                    "MCP input line {number} nests {} levels deep, more than {MAX_DEPTH}; \
+                     answered with a JSON-RPC invalid-request error",
+                    deep.depth
+                );
+                if replies.send(too_deep_error(&deep)).is_err() {
+                    break;
+                }
+            }
         }
     }
     to_rmcp.shutdown().await
@@ -250,6 +445,7 @@ async fn pump_output<W: AsyncWrite + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn json_passes_and_anything_else_is_a_parse_error() {
@@ -279,6 +475,78 @@ mod tests {
             panic!("not UTF-8 is bad");
         };
         assert_eq!(reason, "not UTF-8 (byte 3)");
+    }
+
+    /// `[` and `{` nested `n` deep inside a request's arguments, beside a string full of
+    /// brackets (which do not count).
+    fn nested_request(id: &str, n: usize) -> String {
+        let open = "[{\"a\":".repeat(n / 2) + &"[".repeat(n % 2);
+        let close = "]".repeat(n % 2) + &"}]".repeat(n / 2);
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","id":{id},"params":{{"name":"x","arguments":{{"s":"[[{{\\\"[","deep":{open}0{close}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn nesting_is_measured_outside_strings() {
+        assert_eq!(nesting_depth(br#"{"a":"[[[{{{\"]]]","b":[1,{"c":[]}]}"#), 4);
+        assert_eq!(nesting_depth(b"7"), 0);
+        for n in [0, 1, 124, 125, 126, 5_000] {
+            let line = nested_request("1", n);
+            serde_json::from_str::<serde::de::IgnoredAny>(&line).unwrap();
+            assert_eq!(nesting_depth(line.as_bytes()), 3 + n, "{n}");
+        }
+    }
+
+    #[test]
+    fn a_line_deeper_than_rmcp_reads_is_refused_with_its_id() {
+        assert_eq!(
+            check(nested_request("1", MAX_DEPTH - 3).as_bytes()),
+            Verdict::Pass
+        );
+        for (id, expected) in [
+            ("7", json!(7)),
+            (r#""a\"b""#, json!("a\"b")),
+            ("null", Value::Null),
+            ("[1]", Value::Null),
+        ] {
+            let line = nested_request(id, MAX_DEPTH - 2);
+            let Verdict::TooDeep(deep) = check(line.as_bytes()) else {
+                panic!("{line}");
+            };
+            assert_eq!(deep.depth, MAX_DEPTH + 1);
+            assert_eq!(deep.id.unwrap_or(Value::Null), expected, "{id}");
+            assert!(!deep.notification);
+        }
+        let notification = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let Verdict::TooDeep(deep) = check(notification.as_bytes()) else {
+            panic!("too deep");
+        };
+        assert!(deep.notification && deep.id.is_none());
+        let top_array = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let Verdict::TooDeep(deep) = check(top_array.as_bytes()) else {
+            panic!("too deep");
+        };
+        assert!(!deep.notification && deep.id.is_none());
+    }
+
+    #[test]
+    fn the_refusal_is_one_json_rpc_line_with_the_id() {
+        let deep = Deep {
+            depth: 500,
+            id: Some(json!("req-1")),
+            notification: false,
+        };
+        let line = too_deep_error(&deep);
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let reply: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(reply["id"], "req-1");
+        assert_eq!(reply["error"]["code"], -32600);
+        assert!(reply["error"]["data"].as_str().unwrap().contains("500"));
     }
 
     #[test]
