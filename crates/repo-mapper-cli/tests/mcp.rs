@@ -231,6 +231,60 @@ async fn repo_map_answers_stay_within_max_tokens() {
     client.cancel().await.unwrap();
 }
 
+/// One word of `len` letters in no order (a fixed seed): it merges into few tokens nowhere.
+fn random_word(len: usize) -> String {
+    let mut state = 7u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        char::from(b'a' + ((state >> 33) % 26) as u8)
+    };
+    (0..len).map(|_| next()).collect()
+}
+
+/// A message of any length gets a map within the answer's cap: the report echoes the
+/// first of its mentions and how many there are, and a cap too small for those keeps
+/// only the counts.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_message_still_gets_a_map_within_the_cap() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let tokenizer = repo_mapper::Tokenizer::default();
+    let many: String = (0..20_000).map(|i| format!("ident{i} ")).collect();
+    let long = format!("{} place_order", random_word(100_000));
+    let mut whole = Vec::new();
+    for (message, idents) in [(&many, 20_001), (&long, 3)] {
+        let args = json!({"project_root": root, "message": message});
+        let result = call(&client, "repo_map", args).await;
+        let answer = json_of(&result);
+        assert!(tokenizer.count(text(&result)) <= 20_000);
+        assert!(answer["map"].as_str().unwrap().contains("place_order"));
+        let mentions = &answer["report"]["mentions"];
+        assert_eq!(mentions["idents_count"], idents, "{mentions}");
+        let echoed = mentions["idents"].as_array().unwrap();
+        assert!(!echoed.is_empty() && echoed.len() < idents, "{mentions}");
+        whole.push((tokenizer.count(text(&result)), answer));
+    }
+    // A cap that holds the map but not the echoed mentions too: the mentions give way.
+    let (tokens, answer) = &whole[0];
+    let echoed = tokenizer.count(&answer["report"]["mentions"]["idents"].to_string());
+    let cap = tokens - echoed / 2;
+    let args = json!({"project_root": root, "message": many, "max_tokens": cap});
+    let result = call(&client, "repo_map", args).await;
+    let capped = json_of(&result);
+    assert!(tokenizer.count(text(&result)) <= cap);
+    assert_eq!(
+        capped["map"], answer["map"],
+        "the whole map, at the same budget"
+    );
+    let mentions = &capped["report"]["mentions"];
+    assert_eq!(mentions["idents"], json!([]), "{mentions}");
+    assert_eq!(mentions["idents_count"], 20_001);
+    client.cancel().await.unwrap();
+}
+
 /// Issue 27: a search answer never passes `max_tokens` (its JSON text counted), and its
 /// pages, followed by `next_cursor`, are the whole answer in order.
 #[tokio::test(flavor = "multi_thread")]

@@ -383,21 +383,23 @@ fn project(root: PathBuf, given: &str) -> Result<PathBuf, ToolError> {
 fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, ToolError> {
     let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
     let mut budget = p.token_limit.unwrap_or(DEFAULT_TOKEN_LIMIT);
+    let mut counts_only = false;
     // The answer's JSON holds more than the map (escapes, the report): when it passes
     // the cap, the next budget is the map's size less what it was over, and a tenth more.
     for _ in 0..4 {
         // Made again for a retry rather than cloned for every call (it lists every file).
         let (request, lent) = request(root, p, live)?;
-        let (answer, files) = map_within(&mut live.map, request, p, budget);
+        let (mut answer, files) = map_within(&mut live.map, request, p, budget);
         if lent {
             live.give_back(files);
         }
-        // A token is at least one byte: a short answer needs no count.
-        let text = answer.to_string();
-        let tokens = match text.len() {
-            bytes if bytes <= cap => bytes,
-            _ => repo_mapper::Tokenizer::default().count(&text),
-        };
+        let mut tokens = tokens_within(&answer, cap);
+        // What the message mentioned goes before any of the map does, and stays out of
+        // the smaller maps made after.
+        if (counts_only || tokens > cap) && mention_counts_only(&mut answer) {
+            counts_only = true;
+            tokens = tokens_within(&answer, cap);
+        }
         if tokens <= cap {
             return Ok(answer);
         }
@@ -414,6 +416,33 @@ fn map_in(live: &mut Live, root: &Path, p: &RepoMapParams) -> Result<Value, Tool
     fail(format!(
         "max_tokens {cap} cannot hold a map and its report; raise it"
     ))
+}
+
+/// The tokens of `answer`'s JSON text, or its bytes when they are at most `cap` (a token
+/// is at least one byte: a short answer needs no count).
+fn tokens_within(answer: &Value, cap: usize) -> usize {
+    let text = answer.to_string();
+    match text.len() {
+        bytes if bytes <= cap => bytes,
+        _ => repo_mapper::Tokenizer::default().count(&text),
+    }
+}
+
+/// Empties the lists of the report's `mentions`, keeping their counts; whether there was
+/// anything to take out.
+fn mention_counts_only(answer: &mut Value) -> bool {
+    let mentions = (answer.get_mut("report")).and_then(|report| report.get_mut("mentions"));
+    let Some(mentions) = mentions.and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let mut emptied = false;
+    for list in ["files", "idents"] {
+        if let Some(Value::Array(names)) = mentions.get_mut(list) {
+            emptied |= !names.is_empty();
+            names.clear();
+        }
+    }
+    emptied
 }
 
 /// One map of `request` within `budget` tokens, in the tool's envelope: `map` (empty

@@ -2,7 +2,7 @@
 //! shape both the CLI (`--format json`) and the MCP server (`repo_map`) print.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -121,7 +121,9 @@ impl Answer {
 
     /// The answer as JSON: `map` (`null` without one), `error` (why there is none, else
     /// `null`), `budget`, `tokens`, `files`, `included_files` (the files the map shows),
-    /// `attempt`, `from_cache`, `mentions`, `profile`, `tokenizer`, `scan` and `timings`
+    /// `attempt`, `from_cache`, `mentions` (`files` and `idents`, the first of each within
+    /// a bound, and how many there are: `files_count`, `idents_count`), `profile`,
+    /// `tokenizer`, `scan` and `timings`
     /// (milliseconds per step); with [`Config::full_report`], `entries` (the ranked list)
     /// and `file_ranks` too. File names are escaped ([`escape_control`]).
     pub fn to_json(&self, config: &Config) -> Map<String, Value> {
@@ -162,10 +164,7 @@ impl Answer {
             from_cache: out.is_some_and(|o| o.from_cache),
             included_files: report.map(|r| self.included_files(r)),
             map: out.map(|o| o.text.as_str()),
-            mentions: self.mentions.as_ref().map(|m| MentionsJson {
-                files: m.files.iter().map(|f| escape_control(f)).collect(),
-                idents: &m.idents,
-            }),
+            mentions: self.mentions.as_ref().map(MentionsJson::of),
             profile: profile_name(config.profile()),
             scan: report.map(ScanJson::of),
             timings: report.map(TimingsJson::of),
@@ -210,10 +209,49 @@ struct AnswerJson<'a> {
     tokens: Option<f64>,
 }
 
+/// What a message mentioned, as the report echoes it: the first of each kind, within
+/// [`ECHOED_NAMES`] names and [`ECHOED_BYTES`] bytes (a message may name every
+/// identifier there is, or be one word of megabytes), and how many there are.
 #[derive(Serialize)]
 struct MentionsJson<'a> {
     files: Vec<Cow<'a, str>>,
-    idents: &'a BTreeSet<String>,
+    files_count: usize,
+    idents: Vec<&'a str>,
+    idents_count: usize,
+}
+
+/// The most names of one kind (files, identifiers) a report's `mentions` lists.
+const ECHOED_NAMES: usize = 100;
+
+/// The most bytes the names of one kind that a report's `mentions` lists take together.
+const ECHOED_BYTES: usize = 4_000;
+
+impl<'a> MentionsJson<'a> {
+    fn of(mentions: &'a Mentions) -> MentionsJson<'a> {
+        let files = mentions.files.iter().map(|f| escape_control(f));
+        MentionsJson {
+            files: echoed(files),
+            files_count: mentions.files.len(),
+            idents: echoed(mentions.idents.iter().map(String::as_str)),
+            idents_count: mentions.idents.len(),
+        }
+    }
+}
+
+/// The first names, in order, that fit together within [`ECHOED_BYTES`], at most
+/// [`ECHOED_NAMES`] of them; a name longer than what is left is passed over.
+fn echoed<S: AsRef<str>>(names: impl Iterator<Item = S>) -> Vec<S> {
+    let mut left = ECHOED_BYTES;
+    names
+        .filter(|name| match name.as_ref().len() {
+            len if len <= left => {
+                left -= len;
+                true
+            }
+            _ => false,
+        })
+        .take(ECHOED_NAMES)
+        .collect()
 }
 
 /// A ranked entry's JSON, fields in key order.
@@ -398,6 +436,39 @@ mod tests {
             }
         }
         out + "\n"
+    }
+
+    /// However much a message mentions, the report echoes a bounded part of it, and says
+    /// how much there was.
+    #[test]
+    fn the_mentions_echoed_are_bounded_and_counted() {
+        let root = std::env::temp_dir().join(format!("repo-mapper-echo-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("shop.py"), "class Order:\n    pass\n").unwrap();
+        let mut config = Config::new(&root);
+        config.cache = CacheLocation::Memory;
+        let mut session = RepoMap::new(config);
+        let request = MapRequest::new(list_files(&root, None));
+        let many: String = (0..20_000).map(|i| format!("ident{i} ")).collect();
+        let long = format!("{} shop.py", "w".repeat(100_000));
+        for (message, count) in [(many, 20_001), (long, 4)] {
+            let answer = session.answer(request.clone(), Some(&message), true);
+            let json = answer.to_json(session.config());
+            let mentions = &json["mentions"];
+            let idents = mentions["idents"].as_array().unwrap();
+            assert_eq!(mentions["idents_count"], count);
+            assert!(idents.len() <= ECHOED_NAMES, "{}", idents.len());
+            let bytes: usize = idents.iter().map(|i| i.as_str().unwrap().len()).sum();
+            assert!(bytes <= ECHOED_BYTES, "{bytes}");
+            assert!(idents.contains(&"ident0".into()) || idents.contains(&"shop".into()));
+            assert!(serde_json::to_string(&json).unwrap().len() < 3 * ECHOED_BYTES);
+        }
+        let answer = session.answer(request, Some("fix shop.py now"), true);
+        let json = answer.to_json(session.config());
+        assert_eq!(json["mentions"]["files"], serde_json::json!(["shop.py"]));
+        assert_eq!(json["mentions"]["files_count"], 1);
+        assert_eq!(json["mentions"]["idents_count"], 5, "{}", json["mentions"]);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
