@@ -40,7 +40,7 @@ mod tally;
 mod tree;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -366,7 +366,7 @@ impl Soak {
         let clock = Instant::now();
         let result = if tool == "repo_map" {
             self.tally.maps += 1;
-            let fresh = fresh_map(&self.binary, root, args)?;
+            let fresh = self.fresh_and_cold(root, args)?;
             self.editor.saw(step.root(), &fresh);
             let from_cache = answer
                 .as_ref()
@@ -385,6 +385,22 @@ impl Soak {
         };
         self.tally.fresh += clock.elapsed();
         Ok(result)
+    }
+
+    /// The `--no-cache` map of `args` on `root`, and the map of a run into an empty cache
+    /// directory: the first when they agree, else both, which no warm answer equals.
+    fn fresh_and_cold(&self, root: &Path, args: &Value) -> Result<String> {
+        let fresh = fresh_map(&self.binary, root, args, None)?;
+        let cold_dir = self.scratch.join("cold-cache");
+        let _ = std::fs::remove_dir_all(&cold_dir);
+        let cold = fresh_map(&self.binary, root, args, Some(&cold_dir))?;
+        let _ = std::fs::remove_dir_all(&cold_dir);
+        if cold == fresh {
+            return Ok(fresh);
+        }
+        Ok(format!(
+            "{fresh}\n--- a run into an empty cache directory printed otherwise:\n{cold}"
+        ))
     }
 
     /// Saves the steps so far as `OUT/<seed>-<call>.json` (up to `--max-cases`).

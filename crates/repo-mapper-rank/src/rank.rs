@@ -269,10 +269,13 @@ fn relevance(config: &RankConfig) -> Relevance {
     }
 }
 
-/// [`Relevance::breadth`]: each file's definitions after its best, in rank order (ties by
-/// pair), get `breadth`, `breadth²`, … of their rank. Definitions are bucketed by file
-/// (a counting sort: linear), then each file's few are sorted, files in parallel.
-fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
+/// [`Relevance::breadth`]: each file's definitions after its best, in rank order, get
+/// `breadth`, `breadth²`, … of their rank. Ties go as [`sort_like_aider`] orders them,
+/// by identifier descending: never by the identifiers' numbers, which depend on where the
+/// names came from (a store's pack numbers them otherwise than a fresh parse), so a warm
+/// run would spread otherwise than a cold one. Definitions are bucketed by file (a
+/// counting sort: linear), then each file's few are sorted, files in parallel.
+fn spread_within_files(def_ranks: &mut [DefRank], names: &[&str], files: usize, breadth: f64) {
     if breadth == 1.0 {
         return;
     }
@@ -298,7 +301,9 @@ fn spread_within_files(def_ranks: &mut [DefRank], files: usize, breadth: f64) {
         .for_each(|(_, bucket)| {
             bucket.sort_unstable_by(|&a, &b| {
                 let (a, b) = (&ranks[a as usize], &ranks[b as usize]);
-                b.rank.total_cmp(&a.rank).then(a.pair.cmp(&b.pair))
+                b.rank
+                    .total_cmp(&a.rank)
+                    .then_with(|| names[b.ident as usize].cmp(names[a.ident as usize]))
             });
         });
     for f in 0..files {
@@ -324,7 +329,7 @@ fn reweigh_definitions(
     let fused = relevance.fusion_k > 0.0 && (!prep.lexical.is_empty() || co_change);
     // Fused, the order already spreads the map over files (D9): no breadth.
     let breadth = if fused { 1.0 } else { relevance.breadth };
-    spread_within_files(def_ranks, prep.files.len(), breadth);
+    spread_within_files(def_ranks, &prep.index.names, prep.files.len(), breadth);
     if prep.lexical.is_empty() && !fused && prep.callers.is_empty() && relevance.test_factor == 1.0
     {
         return None;

@@ -151,9 +151,16 @@ impl Server {
 }
 
 /// The fresh map of `args` on `root`: `repo-mapper ROOT --no-cache` with the same request,
-/// run in `root`. Without a message the command does not fall back when the map is
-/// empty, and the tool does: the fallback's attempts are run here instead.
-pub(crate) fn fresh_map(binary: &Path, root: &Path, args: &Value) -> Result<String> {
+/// run in `root`, or with `cold` set the same run into that cache directory (which the
+/// caller makes empty), for a map from a cold cache. Without a message the command does
+/// not fall back when the map is empty, and the tool does: the fallback's attempts are
+/// run here instead.
+pub(crate) fn fresh_map(
+    binary: &Path,
+    root: &Path,
+    args: &Value,
+    cold: Option<&Path>,
+) -> Result<String> {
     let has = |key: &str| args[key].as_array().is_some_and(|a| !a.is_empty());
     let mut attempts = vec![1];
     if args["message"].is_null() {
@@ -165,10 +172,15 @@ pub(crate) fn fresh_map(binary: &Path, root: &Path, args: &Value) -> Result<Stri
         }
     }
     for attempt in attempts {
+        let mut cli = cli_args(args, attempt);
+        if let Some(dir) = cold {
+            cli.retain(|a| a != "--no-cache");
+            cli.extend(["--cache-dir".to_owned(), dir.to_string_lossy().into_owned()]);
+        }
         let out = Command::new(binary)
             .current_dir(root)
             .arg(root)
-            .args(cli_args(args, attempt))
+            .args(&cli)
             .env_remove("RUST_LOG")
             .env_remove("REPO_MAPPER_CACHE_DIR")
             .stdin(Stdio::null())
