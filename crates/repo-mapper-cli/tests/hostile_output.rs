@@ -42,10 +42,12 @@ fn repo_with(names: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-/// Control characters a terminal acts on, as they would appear raw in output.
+/// Control characters a terminal acts on, and the bidirectional controls that show text
+/// in another order than it has (Trojan Source), as they would appear raw in output.
 fn raw_controls(text: &str) -> Vec<char> {
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}');
     text.chars()
-        .filter(|c| c.is_control() && *c != '\n')
+        .filter(|&c| (c.is_control() && c != '\n') || bidi(c))
         .collect()
 }
 
@@ -141,7 +143,20 @@ fn our_own_error_lines_are_escaped() {
     assert!(raw_controls(&err).is_empty(), "{err:?}");
 }
 
-const HOSTILE: [&str; 3] = ["a\nb.py", "c\x1b[2Jd.py", "e\x7f\u{85}f.py"];
+const HOSTILE: [&str; 4] = [
+    "a\nb.py",
+    "c\x1b[2Jd.py",
+    "e\x7f\u{85}f.py",
+    "rtl_\u{202e}yp.txt.py",
+];
+
+/// How [`HOSTILE`]'s names are shown.
+const ESCAPED: [&str; 4] = [
+    "a\\nb.py",
+    "c\\x1b[2Jd.py",
+    "e\\x7f\\u{85}f.py",
+    "rtl_\\u{202e}yp.txt.py",
+];
 
 #[test]
 fn file_names_in_the_map_are_escaped() {
@@ -150,7 +165,8 @@ fn file_names_in_the_map_are_escaped() {
     for profile in ["default", "aider"] {
         let (out, _) = run(cmd(r.path()).args([".", "-t", "4096", "--profile", profile]));
         let map = String::from_utf8(out.stdout).unwrap();
-        for header in ["a\\nb.py:", "c\\x1b[2Jd.py:", "e\\x7f\\u{85}f.py:"] {
+        for name in ESCAPED {
+            let header = format!("{name}:");
             assert!(map.lines().any(|l| l == header), "{profile}: {map}");
         }
         assert!(
@@ -172,7 +188,7 @@ fn json_output_is_valid_and_has_no_raw_control_bytes() {
     // Names are escaped in JSON values as in the map (issue 23), so an entry names the
     // file the map shows.
     let ranked = v["file_ranks"].as_object().unwrap();
-    for name in ["a\\nb.py", "c\\x1b[2Jd.py", "e\\x7f\\u{85}f.py"] {
+    for name in ESCAPED {
         assert!(
             ranked.contains_key(name),
             "escaped as in the map: {ranked:?}"
