@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use repo_mapper::{
     Anchors, CacheLocation, Config, Limits, MapRequest, RepoMap, list_files, list_files_kept,
-    prune_shared_cache, shared_cache_dir,
+    prune_shared_cache, shared_cache_dir, trusted_cache,
 };
 
 use crate::Failure;
@@ -107,8 +107,14 @@ fn config(cli: &Cli, root: &Path, cwd: &Path) -> Config {
         config.cache = CacheLocation::Dir(absolute(cwd, dir));
     } else if let Some(base) = user_cache_base() {
         let dir = shared_cache_dir(&base, root);
-        prune_shared_cache(&base, &dir);
         config.cache = CacheLocation::Dir(dir);
+    }
+    // Before anything reads or writes it (the kept walk, the pruning).
+    config.cache = trusted_cache(std::mem::replace(&mut config.cache, CacheLocation::Memory)).0;
+    if let (CacheLocation::Dir(dir), None, false) = (&config.cache, &cli.cache_dir, cli.no_cache)
+        && let Some(base) = user_cache_base()
+    {
+        prune_shared_cache(&base, dir);
     }
     // Only JSON prints the ranked list; text needs the map alone.
     config.full_report = cli.format == Format::Json;

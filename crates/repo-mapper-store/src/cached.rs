@@ -138,7 +138,7 @@ fn keep_changes(
         let _ = std::fs::remove_file(packs.marker);
     } else if store.wrote() {
         // Whole scans look in sled until the next repack.
-        let _ = std::fs::write(packs.marker, b"");
+        let _ = crate::replace_file(packs.marker, b"");
     }
     // A repack that failed or could not have sled: the next whole scan repacks.
     if !repacked && let Some(path) = packs.recent_path {

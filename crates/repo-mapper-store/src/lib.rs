@@ -8,6 +8,7 @@ mod pack;
 mod pack_names;
 mod scan;
 mod store;
+mod trust;
 mod words;
 
 pub use blobs::{BlobDir, replace_file};
@@ -17,4 +18,5 @@ pub use store::{
     CacheLocation, DEFAULT_CACHE_DIR, MemoryStore, OpenOptions, OpenedStore, QUIET_LOG_TARGETS,
     StoreFallback, TagStore, catches_panic_at, open_store, store_dir_name,
 };
+pub use trust::{Untrusted, untrusted_cache};
 pub use words::NewWords;

@@ -570,6 +570,9 @@ pub enum StoreFallback {
         /// What sled reported.
         detail: String,
     },
+    /// The cache directory is not used: someone else could change it
+    /// ([`crate::untrusted_cache`]).
+    Untrusted(crate::Untrusted),
 }
 
 impl std::fmt::Display for StoreFallback {
@@ -610,6 +613,7 @@ impl std::fmt::Display for StoreFallback {
                 "the tag cache {} cannot be opened ({detail}); it is left as it is",
                 store.display()
             ),
+            StoreFallback::Untrusted(untrusted) => untrusted.to_string(),
         };
         f.write_str(&one_line(&text))
     }
@@ -825,9 +829,10 @@ fn prepare_cache_dir(base: &Path) -> Result<(), StoreFallback> {
         detail: e.to_string(),
     })?;
     let gitignore = base.join(".gitignore");
-    if !gitignore.exists() {
-        // Best effort: the cache still works if this cannot be written.
-        let _ = fs::write(&gitignore, "*\n");
+    if fs::symlink_metadata(&gitignore).is_err() {
+        // Best effort: the cache still works if this cannot be written. Replaced, never
+        // written through: whatever is at the path is not followed.
+        let _ = crate::replace_file(&gitignore, b"*\n");
     }
     Ok(())
 }

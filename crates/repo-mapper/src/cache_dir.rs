@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use repo_mapper_store::{CacheLocation, StoreFallback};
+
 /// The cache directory of the repository at `root` inside the per-user cache `base`
 /// (the CLI's `$XDG_CACHE_HOME/repo-mapper`): `{name}-{16 hex digits}`.
 ///
@@ -63,10 +65,37 @@ pub fn prune_shared_cache(base: &Path, dir: &Path) {
 }
 
 /// Marks `dir` (a [`shared_cache_dir`]) used now, so that [`prune_shared_cache`] keeps it:
-/// one small write, for a process that keeps using a directory it chose earlier.
+/// one small write, for a process that keeps using a directory it chose earlier. The mark
+/// is replaced, never written through: whatever is at its path is not followed.
 pub fn mark_cache_used(dir: &Path) {
-    let _ = std::fs::create_dir_all(dir);
-    let _ = std::fs::write(dir.join(USED), b"");
+    let _ = repo_mapper_store::replace_file(&dir.join(USED), b"");
+}
+
+/// `location`, or memory when its directory is one someone else could change
+/// ([`repo_mapper_store::untrusted_cache`]), with the reason, which is also logged as one
+/// warning. Whoever picks a cache directory calls this before using it for anything.
+///
+/// ```
+/// use repo_mapper::{CacheLocation, trusted_cache};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let location = CacheLocation::Dir(dir.path().join("cache"));
+/// assert_eq!(trusted_cache(location.clone()), (location, None));
+/// ```
+pub fn trusted_cache(location: CacheLocation) -> (CacheLocation, Option<StoreFallback>) {
+    let CacheLocation::Dir(dir) = &location else {
+        return (location, None);
+    };
+    match repo_mapper_store::untrusted_cache(dir) {
+        None => (location, None),
+        Some(untrusted) => {
+            tracing::warn!("{untrusted}; keeping everything in memory for this run");
+            (
+                CacheLocation::Memory,
+                Some(StoreFallback::Untrusted(untrusted)),
+            )
+        }
+    }
 }
 
 /// The file whose modification time says when a repository's directory was last used.

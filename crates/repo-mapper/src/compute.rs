@@ -126,6 +126,7 @@ impl RepoMap {
             self.config.dialect() == Dialect::Default && self.config.relevance().lexical();
         let words = reads_terms && request.message.is_some();
         let (scanned, store_fallback) = self.scan(&admitted, words, true);
+        let store_fallback = store_fallback.or_else(|| self.untrusted.clone());
         let scanned_at = Instant::now();
         self.after_scan(&admitted, &scanned);
         let anchors = self.admit_anchors(&request.anchors);

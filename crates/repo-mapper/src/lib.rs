@@ -28,6 +28,7 @@ mod watch;
 pub use answer::Answer;
 pub use cache_dir::{
     KEPT_REPOSITORIES, KEPT_UNUSED, mark_cache_used, prune_shared_cache, shared_cache_dir,
+    trusted_cache,
 };
 pub use config::{Config, PROFILES, Profile, Refresh, UnknownName, parse_profile, profile_name};
 pub use guard::inside_root;

@@ -13,6 +13,7 @@ use repo_mapper_store::{CacheLocation, PackAhead};
 use repo_mapper_tags::Dialect;
 use repo_mapper_tags::fxhash::FxBuildHasher;
 
+use crate::cache_dir::trusted_cache;
 use crate::compute::sorted_union;
 use crate::config::{Config, Refresh};
 use crate::history::{HeadWitness, History};
@@ -129,6 +130,9 @@ pub struct RepoMap {
     pub(crate) ahead: Option<PackAhead>,
     /// Token counts of texts counted before, here or by earlier runs.
     pub(crate) counts: KnownCounts,
+    /// Why the configured cache directory is not used ([`trusted_cache`]): reported with
+    /// every map, as a store that could not be opened is.
+    pub(crate) untrusted: Option<repo_mapper_store::StoreFallback>,
 }
 
 impl std::fmt::Debug for RepoMap {
@@ -145,8 +149,12 @@ impl RepoMap {
     /// the root's tag pack (so that reading them overlaps what the caller does before
     /// that map, such as the walk). The rank map is not started here when the cache
     /// directory knows the counts of earlier maps (a map whose request it knows may need
-    /// none); a long-lived session ([`Config::warm_session`]) always starts it.
-    pub fn new(config: Config) -> RepoMap {
+    /// none); a long-lived session ([`Config::warm_session`]) always starts it. A cache
+    /// directory someone else could change is not used ([`trusted_cache`]).
+    pub fn new(mut config: Config) -> RepoMap {
+        let (cache, untrusted) =
+            trusted_cache(std::mem::replace(&mut config.cache, CacheLocation::Memory));
+        config.cache = cache;
         let counts_dir = match &config.cache {
             CacheLocation::Dir(dir) => Some(dir.as_path()),
             CacheLocation::Memory => None,
@@ -190,6 +198,7 @@ impl RepoMap {
             progress: None,
             ahead,
             counts,
+            untrusted,
         }
     }
 
