@@ -113,16 +113,47 @@ fn is_repository_dir(path: &Path) -> bool {
         && path.join(".gitignore").is_file()
 }
 
-/// What checkouts of one repository share: `remote URL`, `git DIR` or `dir ROOT`.
+/// How many local clones of clones [`repository_identity`] follows back to the first.
+const MAX_LOCAL_CLONES: usize = 8;
+
+/// What checkouts of one repository share: `remote URL`, `git DIR` or `dir ROOT`. A
+/// clone whose `origin` is a repository on this machine (`git clone /src/app`) shares the
+/// identity of that repository, followed back through at most [`MAX_LOCAL_CLONES`]
+/// local clones.
 fn repository_identity(root: &Path) -> String {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let Some(common) = common_git_dir(&root) else {
+    let Some(mut common) = common_git_dir(&root) else {
         return format!("dir {}", root.display());
     };
-    match origin_url(&common) {
-        Some(url) => format!("remote {url}"),
-        None => format!("git {}", common.display()),
+    for _ in 0..MAX_LOCAL_CLONES {
+        let Some(url) = origin_url(&common) else {
+            break;
+        };
+        let Some(origin) = local_repository(&url) else {
+            return format!("remote {url}");
+        };
+        if origin == common {
+            break;
+        }
+        common = origin;
     }
+    format!("git {}", common.display())
+}
+
+/// The common git directory of the repository on this machine that `url` names (a
+/// path, or a `file://` URL), if it is one.
+fn local_repository(url: &str) -> Option<PathBuf> {
+    let path = Path::new(url.strip_prefix("file://").unwrap_or(url));
+    if !path.is_absolute() {
+        return None;
+    }
+    let root = path.canonicalize().ok()?;
+    common_git_dir(&root).or_else(|| bare_git_dir(&root))
+}
+
+/// `dir` itself when it is a bare repository (it holds `HEAD` and `objects`).
+fn bare_git_dir(dir: &Path) -> Option<PathBuf> {
+    (dir.join("HEAD").is_file() && dir.join("objects").is_dir()).then(|| dir.to_path_buf())
 }
 
 /// The common git directory of the repository at `root`: `root/.git`, or for a worktree
@@ -234,6 +265,62 @@ mod tests {
         fs::create_dir_all(&plain).unwrap();
         assert_ne!(shared_cache_dir(&base, &plain), clone);
         assert_ne!(shared_cache_dir(&base, &plain), shared);
+    }
+
+    /// `git clone /src/app` (and a clone of that clone, and a `file://` one) share the
+    /// directory of the repository cloned, as `git clone` of a remote shares the remote's.
+    #[test]
+    fn local_clones_share_the_directory_of_the_repository_they_clone() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("cache");
+        let main = t.path().join("app");
+        let git = |args: &[&str], dir: &Path| {
+            let out = std::process::Command::new("git")
+                .current_dir(dir)
+                .args(args)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", t.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        fs::create_dir_all(&main).unwrap();
+        git(&["init", "-q"], &main);
+        fs::write(main.join("a.py"), "x = 1\n").unwrap();
+        git(&["add", "a.py"], &main);
+        git(
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b",
+                "commit",
+                "-qm",
+                "a",
+            ],
+            &main,
+        );
+        let shared = shared_cache_dir(&base, &main);
+        let main_url = main.to_str().unwrap().to_owned();
+        let file_url = format!("file://{main_url}");
+        git(&["clone", "-q", &main_url, "clone"], t.path());
+        git(&["clone", "-q", "./clone", "clone-of-clone"], t.path());
+        git(&["clone", "-q", &file_url, "by-url"], t.path());
+        for clone in ["clone", "clone-of-clone", "by-url"] {
+            assert_eq!(
+                shared_cache_dir(&base, &t.path().join(clone)),
+                shared,
+                "{clone}"
+            );
+        }
+        // A clone whose origin is gone, or not a repository, is its own.
+        let gone = t.path().join("gone");
+        git_repo(&gone, Some("/no/such/repository"));
+        assert_ne!(shared_cache_dir(&base, &gone), shared);
     }
 
     #[test]
