@@ -362,6 +362,37 @@ async fn search_answers_are_capped_and_go_on_by_cursor() {
     client.cancel().await.unwrap();
 }
 
+/// A search for a query of megabytes is answered as fast as the query is read: the answer
+/// echoes its start only (the whole echo was counted in tokens, which took minutes).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_query_of_megabytes_is_answered_with_a_short_echo() {
+    let client = client(&[]).await;
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let query = format!("place_order{}", random_word(12 << 20));
+    let args = json!({"project_root": root, "query": query});
+    // A watchdog, far above the second or so the answer takes.
+    let watchdog = std::time::Duration::from_secs(120);
+    let result = tokio::time::timeout(watchdog, call(&client, "search_identifiers", args))
+        .await
+        .expect("answered before the watchdog");
+    let answer = json_of(&result);
+    assert_eq!(answer["count"], 0);
+    let echoed = answer["query"].as_str().unwrap();
+    assert!(echoed.starts_with("place_order"), "{echoed}");
+    assert!(
+        echoed.len() < 400 && echoed.ends_with(" more bytes"),
+        "{echoed}"
+    );
+    let short = json!({"project_root": root, "query": "place_order"});
+    let short = json_of(&call(&client, "search_identifiers", short).await);
+    assert_eq!(
+        short["query"], "place_order",
+        "a short query is echoed whole"
+    );
+    client.cancel().await.unwrap();
+}
+
 /// Issue 27: the server speaks every protocol revision rmcp knows that starts with
 /// `initialize` (2024-11-05 to 2025-11-25), not only the newest: a client of each gets
 /// its own revision, the tools and a map.

@@ -1,7 +1,8 @@
 //! `repo-mapper mcp` given lines that are not JSON (issue 23): each is answered with a
 //! JSON-RPC parse error (−32700, `"id": null`) and one warning on stderr, and the session
 //! goes on. The exchange is written by hand, as JSON lines, since no MCP client sends such
-//! lines.
+//! lines; so is the one that closes stdin during a call and waits for the server to exit
+//! (rmcp's client sends SIGTERM to a server that takes more than 3 seconds to exit).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -224,4 +225,57 @@ fn a_request_nested_too_deep_gets_an_error_with_its_id() {
     let stderr = server.stop();
     let warned = stderr.lines().filter(|l| l.contains("levels deep")).count();
     assert_eq!(warned, 4, "{stderr}");
+}
+
+/// `n` Python files in a new project, old enough (past the store's two-second racy
+/// window) that a scan which read them all would vouch for every one afterwards.
+fn settled_repo(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    for i in 0..n {
+        let body: String = (0..40)
+            .map(|j| format!("def f{i}_{j}(x):\n    return g{j}(x) + h{i}(x)\n\n"))
+            .collect();
+        std::fs::write(dir.path().join(format!("m{i}.py")), body).unwrap();
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    dir
+}
+
+/// Calls `repo_map` on `root` with a progress token, and returns the first thing the
+/// server says about it: a progress notification or the answer.
+fn first_word_on_a_map(server: &mut Server, id: u64, root: &std::path::Path) -> Value {
+    server.send_json(&json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {
+            "name": "repo_map",
+            "arguments": { "project_root": root, "token_limit": 512 },
+            "_meta": { "progressToken": id },
+        },
+    }));
+    server.next()
+}
+
+/// When stdin closes during a long call (a cold scan), the server exits without
+/// finishing it: the scan is abandoned, so the next server on the same cache still has
+/// every file to read.
+#[test]
+fn closing_stdin_during_a_cold_scan_ends_the_server_without_finishing_it() {
+    const FILES: usize = 8000;
+    let dir = settled_repo(FILES);
+    let root = dir.path().canonicalize().unwrap();
+    let mut server = Server::start();
+    initialize(&mut server);
+    let first = first_word_on_a_map(&mut server, 2, &root);
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    server.stop();
+    let mut again = Server::start();
+    initialize(&mut again);
+    let first = first_word_on_a_map(&mut again, 2, &root);
+    assert_eq!(
+        first["params"]["total"].as_f64(),
+        Some(FILES as f64),
+        "the scan was finished before the exit: {first}"
+    );
+    again.stop();
 }

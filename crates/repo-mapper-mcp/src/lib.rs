@@ -19,6 +19,10 @@ pub use tools::{DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_LIMIT, ToolError};
 
 /// Serves MCP on standard input and output until the client closes the connection.
 ///
+/// When the client closes standard input, the calls in flight have rmcp's few seconds to
+/// be answered; one still running then is abandoned (its thread keeps no one waiting, and
+/// ends with the process).
+///
 /// A line of input that is not JSON (not UTF-8, cut short, a NUL byte, …) is answered
 /// with a JSON-RPC parse error (−32700, `"id": null`) and logged as one warning; the
 /// session goes on.
@@ -31,7 +35,7 @@ pub fn serve_stdio(options: ServerOptions) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let stdio = transport::CheckedStdio::spawn(tokio::io::stdin(), tokio::io::stdout());
         let (rmcp_ends, output) = stdio.split();
         let served = async {
@@ -45,5 +49,10 @@ pub fn serve_stdio(options: ServerOptions) -> std::io::Result<()> {
         let served = served.await;
         output.finish().await?;
         served.map(drop)
-    })
+    });
+    // A call still running when rmcp stops (rmcp gives the calls in flight when stdin
+    // closes 5 seconds to be answered) is abandoned, not waited for: dropping the
+    // runtime would wait for its blocking thread, i.e. for a whole cold scan or search.
+    runtime.shutdown_background();
+    served
 }

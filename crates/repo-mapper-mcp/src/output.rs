@@ -22,7 +22,8 @@ pub struct RepoMapOutput {
 /// The `search_identifiers` tool's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SearchOutput {
-    /// The query, as matched.
+    /// The query, as matched; one longer than 256 bytes is cut there, followed by `...
+    /// and N more bytes`.
     pub query: String,
     /// How many results this answer holds.
     pub count: usize,

@@ -125,7 +125,8 @@ impl Tools {
             })
             .collect();
         let cap = p.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-        Ok(to_value(&page_of(query.text, results, skip, page, cap)?))
+        let echoed = echoed_query(&query.text);
+        Ok(to_value(&page_of(echoed, results, skip, page, cap)?))
     }
 
     /// The `show_symbol` tool: a definition's whole source (read and parsed now; no
@@ -294,6 +295,25 @@ fn page_of(
             ));
         }
     }
+}
+
+/// The most bytes of the query a search answer echoes.
+const ECHOED_QUERY_BYTES: usize = 256;
+
+/// The query as the answer echoes it: whole, or its first [`ECHOED_QUERY_BYTES`] (at a
+/// character's boundary) and how many more there were. The answer's tokens are counted
+/// when it is longer than the cap, up to three times, and the count of one long word
+/// costs far more per byte than anything else a search does (a 10 MB query took 25
+/// seconds): an echo of bounded length leaves the search only the linear steps.
+fn echoed_query(query: &str) -> String {
+    if query.len() <= ECHOED_QUERY_BYTES {
+        return query.to_owned();
+    }
+    let cut = (0..=ECHOED_QUERY_BYTES)
+        .rev()
+        .find(|&at| query.is_char_boundary(at))
+        .unwrap_or(0);
+    format!("{}... and {} more bytes", &query[..cut], query.len() - cut)
 }
 
 /// Makes `results` smaller: the last result goes, or the only one loses the second half
