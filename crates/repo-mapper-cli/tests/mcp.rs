@@ -7,7 +7,7 @@ use std::process::Command as StdCommand;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
@@ -47,7 +47,7 @@ async fn client(args: &[&str]) -> RunningService<RoleClient, ()> {
     ().serve(transport).await.expect("the server initialises")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> CallToolResult {
     let args = args.as_object().unwrap().clone();
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
     client
@@ -69,7 +69,7 @@ fn json_of(result: &CallToolResult) -> Value {
 }
 
 /// The `outline` tool's answer to `args`, as JSON (it must not be an error).
-async fn outlined(client: &RunningService<RoleClient, ()>, args: Value) -> Value {
+async fn outlined(client: &Peer<RoleClient>, args: Value) -> Value {
     json_of(&call(client, "outline", args).await)
 }
 
@@ -463,6 +463,26 @@ impl rmcp::ClientHandler for ProgressKeeper {
     }
 }
 
+impl ProgressKeeper {
+    /// The notifications heard so far.
+    fn heard(&self) -> Vec<Heard> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// A client of a new server that keeps the progress notifications it hears in `keeper`.
+async fn keeping_client(keeper: &ProgressKeeper) -> RunningService<RoleClient, ProgressKeeper> {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
+    cmd.arg("mcp")
+        .env_remove("RUST_LOG")
+        .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
+    keeper
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .expect("the server initialises")
+}
+
 /// Issue 27: a call with a progress token hears of its cold scan, file count by file
 /// count, up to the whole, at most once a percent.
 #[tokio::test(flavor = "multi_thread")]
@@ -681,7 +701,7 @@ fn large_repo(n: usize) -> tempfile::TempDir {
 }
 
 /// The answer of a call that was not to wait: the busy session's one line.
-async fn busy_line(client: &RunningService<RoleClient, ()>, root: &Path) -> Option<String> {
+async fn busy_line(client: &Peer<RoleClient>, root: &Path) -> Option<String> {
     let args = json!({"project_root": root, "wait": false});
     let result = call(client, "repo_map", args).await;
     (result.is_error == Some(true)).then(|| text(&result).to_owned())
@@ -696,25 +716,34 @@ async fn a_slow_scan_of_one_root_stalls_no_call_on_another() {
     let (small, large) = (repo(), large_repo(8000));
     let small = small.path().canonicalize().unwrap();
     let large = large.path().canonicalize().unwrap();
-    let client = client(&[]).await;
+    let keeper = ProgressKeeper::default();
+    let client = keeping_client(&keeper).await;
     json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
     let peer = client.peer().clone();
     let args = json!({"project_root": large, "token_limit": 512});
     let params =
         CallToolRequestParams::new("repo_map").with_arguments(args.as_object().unwrap().clone());
     let slow = tokio::spawn(async move { peer.call_tool(params).await });
-    let mut scanning = None;
-    for _ in 0..2000 {
-        scanning = busy_line(&client, &large)
-            .await
-            .filter(|l| l.starts_with("scanning: "));
-        if scanning.is_some() || slow.is_finished() {
+    // The slow call holds the session once its scan reports progress: a call that asks
+    // not to wait before then may take the session first, scan every file itself, and
+    // leave the slow call only the files too new to vouch for (the racy ones) to read.
+    let scan_started = || keeper.heard().iter().any(|h| h.1 == Some(8000.0));
+    for _ in 0..6000 {
+        if scan_started() || slow.is_finished() {
             break;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+    assert!(
+        scan_started(),
+        "the large repository's scan reported progress"
+    );
+    let scanning = busy_line(&client, &large).await;
     let scanning = scanning.expect("the large repository's scan was seen in progress");
-    assert!(scanning.ends_with(" of 8000 files"), "{scanning}");
+    assert!(
+        scanning.starts_with("scanning: ") && scanning.ends_with(" of 8000 files"),
+        "{scanning}"
+    );
     let quick = json_of(&call(&client, "repo_map", json!({"project_root": small})).await);
     assert!(quick["map"].as_str().unwrap().contains("class Order"));
     // The drill-down tools take no session: the scan holds neither.
