@@ -279,3 +279,38 @@ fn closing_stdin_during_a_cold_scan_ends_the_server_without_finishing_it() {
     );
     again.stop();
 }
+
+/// An `initialize` whose `protocolVersion` is no string is refused as invalid params,
+/// saying what is wrong (rmcp answered that `_meta` was missing); the client may then
+/// initialize properly, and a client that leaves without initializing ends the server
+/// without an error.
+#[test]
+fn an_initialize_without_a_string_protocol_version_is_told_so() {
+    let unversioned = |id: u64, version: Value| {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": { "name": "mcp_malformed", "version": "0" },
+            },
+        })
+    };
+    let mut server = Server::start();
+    server.send_json(&unversioned(1, json!(2025)));
+    let refused = server.next();
+    assert_eq!(refused["id"], 1, "{refused}");
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let data = refused["error"]["data"].as_str().unwrap();
+    assert!(data.contains("protocolVersion"), "{refused}");
+    initialize(&mut server);
+    server.send_json(&json!({ "jsonrpc": "2.0", "id": 9, "method": "tools/list" }));
+    assert!(server.until_answer(9).last().unwrap()["result"]["tools"].is_array());
+    server.stop();
+
+    let mut leaving = Server::start();
+    leaving.send_json(&unversioned(1, Value::Null));
+    assert_eq!(leaving.next()["error"]["code"], -32602);
+    let stderr = leaving.stop();
+    assert!(!stderr.contains("the MCP server stopped"), "{stderr}");
+}

@@ -29,9 +29,10 @@ pub use tools::{DEFAULT_MAX_TOKENS, DEFAULT_TOKEN_LIMIT, ToolError};
 ///
 /// # Errors
 /// When the tokio runtime cannot start or the connection fails (not for bad tool input,
-/// which is answered as a tool error).
+/// which is answered as a tool error, nor for a client that leaves before initializing).
 pub fn serve_stdio(options: ServerOptions) -> std::io::Result<()> {
     use rmcp::ServiceExt;
+    use rmcp::service::ServerInitializeError;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -39,16 +40,24 @@ pub fn serve_stdio(options: ServerOptions) -> std::io::Result<()> {
         let stdio = transport::CheckedStdio::spawn(tokio::io::stdin(), tokio::io::stdout());
         let (rmcp_ends, output) = stdio.split();
         let served = async {
-            let service = RepoMapServer::new(options)
-                .serve(rmcp_ends)
-                .await
-                .map_err(std::io::Error::other)?;
-            service.waiting().await.map_err(std::io::Error::other)
+            let service = match RepoMapServer::new(options).serve(rmcp_ends).await {
+                Ok(service) => service,
+                // A client that leaves before it has initialized ends its session as one
+                // that leaves later does: nothing failed here.
+                Err(ServerInitializeError::ConnectionClosed(_)) => {
+                    tracing::info!("the client closed the connection before initializing");
+                    return Ok(());
+                }
+                Err(e) => return Err(std::io::Error::other(e)),
+            };
+            let quit = service.waiting().await.map_err(std::io::Error::other)?;
+            tracing::debug!(?quit, "the MCP session ended");
+            Ok(())
         };
         // rmcp has dropped its ends either way: what it wrote is flushed, then the result.
         let served = served.await;
         output.finish().await?;
-        served.map(drop)
+        served
     });
     // A call still running when rmcp stops (rmcp gives the calls in flight when stdin
     // closes 5 seconds to be answered) is abandoned, not waited for: dropping the

@@ -107,6 +107,9 @@ enum Verdict {
     /// JSON nested deeper than [`MAX_DEPTH`]: dropped, and answered with an
     /// invalid-request error when it is a request (or not a message at all).
     TooDeep(Deep),
+    /// An `initialize` request without a string `protocolVersion`: dropped, and answered
+    /// with an invalid-params error with this `id`.
+    Unversioned(Value),
 }
 
 /// A line nested too deep for rmcp, as far as it was read without nesting.
@@ -148,7 +151,31 @@ fn check(line: &[u8]) -> Verdict {
     }
     match nesting_depth(text.as_bytes()) {
         depth if depth > MAX_DEPTH => Verdict::TooDeep(deep(text, depth)),
-        _ => Verdict::Pass,
+        _ => match unversioned_initialize(text) {
+            Some(id) => Verdict::Unversioned(id),
+            None => Verdict::Pass,
+        },
+    }
+}
+
+/// The `id` of `text` when it is an `initialize` request whose `protocolVersion` is no
+/// string (or missing): rmcp then reads it as a request of a later revision and answers
+/// that its `_meta` is missing, which says nothing of what is wrong.
+fn unversioned_initialize(text: &str) -> Option<Value> {
+    // Most lines are no `initialize`: they are passed over without being read twice.
+    if !text.contains("\"initialize\"") {
+        return None;
+    }
+    let members = top_level_members(text);
+    let member = |name: &str| members.iter().find(|(key, _)| key == name).map(|m| m.1);
+    if member("method").and_then(|m| serde_json::from_str::<String>(m).ok())? != "initialize" {
+        return None;
+    }
+    let params = member("params").and_then(|p| serde_json::from_str::<Value>(p).ok());
+    let version = params.as_ref().and_then(|p| p.get("protocolVersion"));
+    match version {
+        Some(Value::String(_)) => None,
+        _ => Some(member("id").and_then(scalar_id).unwrap_or(Value::Null)),
     }
 }
 
@@ -300,10 +327,24 @@ fn too_deep_error(deep: &Deep) -> Vec<u8> {
         "nested {} levels deep; at most {MAX_DEPTH} are read",
         deep.depth
     );
+    let id = deep.id.clone().unwrap_or(Value::Null);
+    error_line(id, -32600, "Invalid Request", &reason)
+}
+
+/// The JSON-RPC 2.0 invalid-params error for an `initialize` without a string
+/// `protocolVersion`, as one line: −32602, its `id`.
+fn unversioned_error(id: Value) -> Vec<u8> {
+    let reason = "initialize needs params.protocolVersion, a string naming the revision \
+                  the client speaks (e.g. \"2025-06-18\")";
+    error_line(id, -32602, "Invalid params", reason)
+}
+
+/// A JSON-RPC 2.0 error answer, as one line.
+fn error_line(id: Value, code: i64, message: &str, data: &str) -> Vec<u8> {
     let reply = serde_json::json!({
         "jsonrpc": "2.0",
-        "id": deep.id.clone().unwrap_or(Value::Null),
-        "error": { "code": -32600, "message": "Invalid Request", "data": reason },
+        "id": id,
+        "error": { "code": code, "message": message, "data": data },
     });
     let mut line = reply.to_string().into_bytes();
     line.push(b'\n');
@@ -388,6 +429,15 @@ async fn pump_input<R: AsyncRead + Unpin>(
                      than {MAX_DEPTH}; ignored",
                     deep.depth
                 );
+            }
+            Verdict::Unversioned(id) => {
+                tracing::warn!(
+                    "MCP input line {number} is an initialize request without a string \
+                     protocolVersion; answered with a JSON-RPC invalid-params error"
+                );
+                if replies.send(unversioned_error(id)).is_err() {
+                    break;
+                }
             }
             Verdict::TooDeep(deep) => {
                 tracing::warn!(
@@ -532,6 +582,34 @@ mod tests {
             panic!("too deep");
         };
         assert!(!deep.notification && deep.id.is_none());
+    }
+
+    #[test]
+    fn an_initialize_without_a_string_protocol_version_is_refused() {
+        let init = |version: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{{version}"capabilities":{{}},"clientInfo":{{"name":"initialize","version":"0"}}}}}}"#
+            )
+        };
+        let good = init(r#""protocolVersion":"2025-06-18","#);
+        assert_eq!(check(good.as_bytes()), Verdict::Pass);
+        for bad in [r#""protocolVersion":7,"#, r#""protocolVersion":null,"#, ""] {
+            let line = init(bad);
+            assert_eq!(
+                check(line.as_bytes()),
+                Verdict::Unversioned(json!(1)),
+                "{line}"
+            );
+        }
+        // Only `initialize` is read: another method naming it passes.
+        let other =
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"initialize"}}"#;
+        assert_eq!(check(other.as_bytes()), Verdict::Pass);
+        let reply: Value = serde_json::from_slice(&unversioned_error(json!("x"))).unwrap();
+        assert_eq!(
+            (reply["id"].clone(), reply["error"]["code"].clone()),
+            (json!("x"), json!(-32602))
+        );
     }
 
     #[test]
