@@ -52,7 +52,8 @@ pub(crate) fn outline(paths: &[PathBuf], args: &SourceArgs) -> Result<(), Failur
 
 /// `{"files": [{file, language, lines, symbols: [{kind, name, signature, start_line,
 /// end_line, parent, depth, visibility, doc}], imports: [{module, line, category, path,
-/// declared_in}] or null}]}` (JSON takes no cap; `null` imports: not supported).
+/// declared_in}] or null, warning}]}` (JSON takes no cap; `null` imports: not supported
+/// or not parsed; `warning`: why the file was not parsed, else `null`).
 fn outline_json(outlines: &[FileOutline]) -> String {
     let files: Vec<serde_json::Value> = outlines
         .iter()
@@ -82,7 +83,7 @@ fn outline_json(outlines: &[FileOutline]) -> String {
             });
             serde_json::json!({
                 "file": o.file, "language": o.language, "lines": o.lines, "symbols": symbols,
-                "imports": imports,
+                "imports": imports, "warning": o.warning,
             })
         })
         .collect();

@@ -11,7 +11,7 @@ use repo_mapper_tags::Dialect;
 use repo_mapper_tags::explore::{self, Visibility};
 
 use crate::imports::{Import, ImportCategory, Resolver};
-use crate::show::{DefinedFile, ShowError};
+use crate::show::{DefinedFile, Definition, LONG_LINE, Located, ShowError, cut_chars, not_parsed};
 use crate::tokens::Tokenizer;
 use crate::walk::Listing;
 
@@ -25,8 +25,9 @@ pub struct OutlineSymbol {
     pub kind: String,
     /// The defined name.
     pub name: String,
-    /// Its signature: its first lines up to where the body starts (at most
-    /// [`SIGNATURE_LINES`]), joined, spaces collapsed.
+    /// Its signature: its first lines from where it starts up to where its body starts
+    /// (at most [`SIGNATURE_LINES`]), joined, spaces collapsed; at most 400 characters,
+    /// ending in `…` where it was cut (a minified file's one line is not a signature).
     pub signature: String,
     /// Its first line, from 1.
     pub start_line: usize,
@@ -55,13 +56,32 @@ pub struct FileOutline {
     pub lines: usize,
     /// Its symbols in line order.
     pub symbols: Vec<OutlineSymbol>,
-    /// Its imports in line order; `None` where the language's imports are not supported.
+    /// Its imports in line order; `None` where the language's imports are not supported
+    /// or the file was not parsed.
     pub imports: Option<Vec<Import>>,
+    /// Why nothing of the file is known, when it was left unparsed: larger than the map
+    /// parses (`larger than 1 MiB not parsed (…)`, the map's rule and words). The text
+    /// says it in a line of its own.
+    pub warning: Option<String>,
 }
 
 /// Lines a signature takes at most: a whole multi-line signature, bounded against a
 /// body that never opens.
 pub const SIGNATURE_LINES: usize = 40;
+
+/// Characters a signature keeps at most; a longer one ends in `…`. Long enough for any
+/// signature written by hand, and what bounds an outline of a minified line.
+pub(crate) const SIGNATURE_CHARS: usize = 400;
+
+/// Bytes before a definition's node on its line that its signature may start with (its
+/// `export `, `const `, `pub `…), up to the last `;`, `{` or `}` among them: what stands
+/// further back on a long line is other code.
+const PREFIX_BYTES: usize = 80;
+
+/// Levels of nesting the text indents at most: a depth past it is shown at this one
+/// (JSON keeps the depth), so a deeply nested file's text does not grow with its depth
+/// times its symbols.
+const MAX_INDENT: usize = 32;
 
 /// The outline of the file `file` (relative to the root `root`, an absolute canonical
 /// path, or absolute inside it), read and parsed now in `dialect`'s tags. A symbol spans
@@ -113,27 +133,36 @@ fn outline_with(
     file: &Path,
     dialect: Dialect,
 ) -> Result<FileOutline, ShowError> {
-    let defined = DefinedFile::read(root, file, dialect)?;
+    let located = Located::of(root, file, dialect)?;
+    if let Some(limit) = located.too_large(dialect) {
+        return unparsed(located, limit);
+    }
+    let defined = DefinedFile::parse(located, dialect)?;
     // Locals are `show_symbol`'s, not an outline's.
-    let defs: Vec<&crate::show::Definition> = defined.defs.iter().filter(|d| !d.local).collect();
-    let spans: Vec<(usize, usize)> = defs.iter().map(|d| (d.start, d.end)).collect();
-    let holders = holders(&spans);
-    let mut symbols: Vec<OutlineSymbol> = defs
+    let defs: Vec<&Definition> = defined.defs.iter().filter(|d| !d.local).collect();
+    let spans: Vec<Span> = defs
         .iter()
-        .zip(&holders)
-        .map(|(d, held)| OutlineSymbol {
+        .map(|d| (d.bytes.start, d.bytes.end, d.node.is_some()))
+        .collect();
+    let holders = holders(&spans);
+    // Line order, and on one line the order of the text (a minified file's one line).
+    let mut order: Vec<usize> = (0..defs.len()).collect();
+    order.sort_by_key(|&i| (defs[i].start, spans[i].0, holders[i].1));
+    let symbols: Vec<OutlineSymbol> = order
+        .into_iter()
+        .map(|i| (defs[i], holders[i]))
+        .map(|(d, (parent, depth))| OutlineSymbol {
             kind: d.kind.to_owned(),
             name: d.name.clone(),
-            signature: signature(&defined.context, d.start, d.row, d.end),
+            signature: signature(&defined.context, d),
             start_line: d.start + 1,
             end_line: d.end + 1,
-            parent: held.last().map(|&h| defs[h].name.clone()),
-            depth: held.len(),
+            parent: parent.map(|h| defs[h].name.clone()),
+            depth,
             visibility: d.visibility,
             doc: d.doc.clone(),
         })
         .collect();
-    symbols.sort_by_key(|s| (s.start_line, s.depth));
     let imports = defined.tree.as_ref().and_then(|tree| {
         let raw = explore::imports(defined.lang, &defined.source, tree)?;
         let sorted = raw
@@ -147,46 +176,100 @@ fn outline_with(
         lines: defined.context.line_count(),
         symbols,
         imports,
+        warning: None,
     })
 }
 
-/// For each symbol, the symbols whose spans hold its own (strictly larger, or equal and
-/// earlier), outermost first. One pass in (start, widest, first) order with a stack of
-/// the spans still open: linear in the symbols times how deeply they nest.
-fn holders(spans: &[(usize, usize)]) -> Vec<Vec<usize>> {
+/// The outline of a file left unparsed for its size (over `limit`): its lines, counted
+/// as it is read in pieces (so its size costs no memory), and the warning.
+fn unparsed(located: Located, limit: u64) -> Result<FileOutline, ShowError> {
+    let lines = count_lines(&located.path)
+        .map_err(|e| ShowError::Unreadable(located.rel.clone(), e.to_string()))?;
+    Ok(FileOutline {
+        file: located.rel,
+        language: located.lang.name().to_owned(),
+        lines,
+        symbols: Vec::new(),
+        imports: None,
+        warning: Some(not_parsed(limit)),
+    })
+}
+
+/// How many lines the file at `path` has (a last one without `\n` counted), read in
+/// pieces of 64 KiB.
+fn count_lines(path: &Path) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut lines, mut last) = (0, b'\n');
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            return Ok(lines + usize::from(last != b'\n'));
+        }
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+        last = buf[n - 1];
+    }
+}
+
+/// A symbol's bytes, and whether they are its syntax node's (else only its line is known,
+/// and it holds nothing: on one line, the spans of definitions found without a tree say
+/// nothing of their nesting).
+type Span = (usize, usize, bool);
+
+/// For each symbol, the innermost other symbol whose span holds its own (strictly larger,
+/// or equal and earlier), and how many do. One pass in (start, widest, first) order with a
+/// stack of the spans still open: linear in the symbols times how deeply they nest, and
+/// one entry per symbol kept (spans nest as the tree's nodes do, so a minified line's
+/// definitions nest as its code does, not all in the first).
+fn holders(spans: &[Span]) -> Vec<(Option<usize>, usize)> {
     let mut order: Vec<usize> = (0..spans.len()).collect();
     order.sort_by_key(|&i| (spans[i].0, std::cmp::Reverse(spans[i].1), i));
     let mut open: Vec<usize> = Vec::new();
-    let mut out = vec![Vec::new(); spans.len()];
+    let mut out = vec![(None, 0); spans.len()];
     for i in order {
-        let (start, end) = spans[i];
-        // Spans that ended before this one starts, or at its first line while it goes
-        // on (a chain of `} function a1() {` lines), hold nothing from here on.
+        let (start, end, holds) = spans[i];
+        // Spans that ended before this one starts hold nothing from here on.
         while open
             .last()
-            .is_some_and(|&j| spans[j].1 < start || (spans[j].1 == start && start < end))
+            .is_some_and(|&j| spans[j].1 <= start && spans[j].0 < start)
         {
             open.pop();
         }
-        out[i] = open
-            .iter()
-            .copied()
-            .filter(|&j| spans[j].1 >= end)
-            .collect();
-        open.push(i);
+        let mut held = open.iter().copied().filter(|&j| spans[j].1 >= end);
+        let depth = held.clone().count();
+        out[i] = (held.next_back(), depth);
+        if holds {
+            open.push(i);
+        }
     }
     out
 }
 
-/// The lines from `start` through the name's row `row`, and on while brackets stay open
-/// or a line ends in a continuation (`,`, `(`, `<`, `->`, `\\`), up to the one where the
-/// body opens (ending in `:`, `{`, `=>`, `=` or `;`): at most [`SIGNATURE_LINES`],
-/// joined with spaces collapsed.
-fn signature(context: &TreeContext, start: usize, row: usize, end: usize) -> String {
+/// The definition's first lines from where it starts, and on while brackets stay open or
+/// a line ends in a continuation (`,`, `(`, `<`, `->`, `\\`), up to the one where the body
+/// opens (a line ending in `:`, `{`, `=>`, `=` or `;`; on a long line, [`stop_on`]): at most
+/// [`SIGNATURE_LINES`], joined with spaces collapsed, at most [`SIGNATURE_CHARS`]
+/// characters. Each line is cut before it is looked at, so a long line costs no more
+/// than a short one.
+fn signature(context: &TreeContext, d: &Definition) -> String {
+    let (start, row, end) = (d.start, d.row, d.end);
+    let from = d.node.map(|n| n.start).filter(|p| p.row == start);
     let mut parts = Vec::new();
     let mut depth: i64 = 0;
+    let mut clipped = false;
     for at in start..=end.min(start + SIGNATURE_LINES - 1) {
-        let line = context.line(at).unwrap_or("").trim();
+        let whole = context.line(at).unwrap_or("");
+        let begin = from
+            .filter(|_| at == start)
+            .map_or(0, |p| head_start(whole, p.column));
+        let stop = stop_on(d, at, whole);
+        let stops_here = stop.is_some();
+        let finish = stop.unwrap_or(whole.len());
+        let line = whole.get(begin..finish.max(begin)).unwrap_or(whole);
+        let kept = clip(line, 4 * SIGNATURE_CHARS);
+        clipped |= kept.len() < line.len();
+        let line = kept.trim();
         parts.push(line);
         for c in line.chars() {
             match c {
@@ -199,12 +282,62 @@ fn signature(context: &TreeContext, start: usize, row: usize, end: usize) -> Str
         let continues = [",", "(", "<", "->", "\\"]
             .iter()
             .any(|e| line.ends_with(e));
-        if at >= row && (opens || (depth <= 0 && !continues)) {
+        if stops_here || clipped || (at >= row && (opens || (depth <= 0 && !continues))) {
             break;
         }
     }
     let joined = parts.join(" ");
-    joined.split_whitespace().collect::<Vec<_>>().join(" ")
+    let collapsed = joined.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = cut_chars(&collapsed, SIGNATURE_CHARS);
+    if clipped && cut.len() == collapsed.len() {
+        cut + "…"
+    } else {
+        cut
+    }
+}
+
+/// Where on row `at` (its text `line`) the signature of `d` ends, if it ends there before
+/// the line does: on a line longer than [`LONG_LINE`] (minified, generated), where its
+/// body opens, else where its node ends, since what follows there is other code. Shorter
+/// lines are kept whole, as written (`pub struct S(u8);`, `fn f() -> u8 { 1 }`).
+fn stop_on(d: &Definition, at: usize, line: &str) -> Option<usize> {
+    let node = d.node.filter(|_| line.len() > LONG_LINE)?;
+    match node.body {
+        Some(body) if body.row == at => Some(body.column),
+        _ if node.end.row == at => Some(node.end.column),
+        _ => None,
+    }
+}
+
+/// Where on its first line `line` a signature starts whose node starts at byte `column`:
+/// at the line's start when only its wrappers stand before the node (`export `, `pub `),
+/// else after the last `;`, `{` or `}` within [`PREFIX_BYTES`] before it, else at the
+/// node.
+fn head_start(line: &str, column: usize) -> usize {
+    let Some(before) = line.get(..column) else {
+        return 0;
+    };
+    let window = (column.saturating_sub(PREFIX_BYTES)..=column)
+        .find(|&at| before.is_char_boundary(at))
+        .unwrap_or(column);
+    let near = &before[window..];
+    match near.rfind([';', '{', '}']) {
+        Some(at) => window + at + 1,
+        None if window == 0 => 0,
+        None => column,
+    }
+}
+
+/// At most the first `max` bytes of `text`, cut at a character's start.
+fn clip(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let at = (0..=max)
+        .rev()
+        .find(|&at| text.is_char_boundary(at))
+        .unwrap_or(0);
+    &text[..at]
 }
 
 /// What an outline's text shows of one file.
@@ -278,7 +411,9 @@ pub fn outline_page(
         && rest > 0
         && tokenizer.count(&text_of(count)) > max
     {
-        let (mut lo, mut hi) = (0, rest - 1);
+        // Each line costs a token at least: no page holds more lines than `max`, so the
+        // search never tokenises more than a page's worth of a long outline.
+        let (mut lo, mut hi) = (0, (rest - 1).min(max));
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
             if tokenizer.count(&text_of(mid)) <= max {
@@ -385,7 +520,11 @@ fn render(outlines: &[FileOutline], state: &dyn Fn(usize, Item) -> State) -> Str
             "{file} ({}, {} lines){more}\n",
             o.language, o.lines
         ));
-        render_imports(&mut out, o, &|i| state(f, Item::Import(i)));
+        if let Some(warning) = &o.warning {
+            out.push_str(&format!("  warning: {warning}\n"));
+        } else {
+            render_imports(&mut out, o, &|i| state(f, Item::Import(i)));
+        }
         let mut later = 0;
         for (i, s) in o.symbols.iter().enumerate() {
             match state(f, Item::Symbol(i)) {
@@ -484,7 +623,7 @@ const DECLARING_WORDS: &[&str] = &[
 
 /// One symbol's line.
 fn symbol_line(s: &OutlineSymbol) -> String {
-    let indent = "  ".repeat(s.depth + 1);
+    let indent = "  ".repeat(s.depth.min(MAX_INDENT) + 1);
     let says_kind = s
         .signature
         .split(|c: char| !c.is_alphanumeric() && c != '_')
@@ -697,10 +836,73 @@ def helper(x):
     #[test]
     fn holders_nest_equal_spans_by_order_and_skip_partial_overlaps() {
         let spans = [(0, 10), (2, 5), (2, 5), (4, 12), (6, 8)];
+        let spans = spans.map(|(start, end)| (start, end + 1, true));
+        // Each one's innermost holder and how many hold it: [], [0], [0, 1], [], [0, 3].
         assert_eq!(
             holders(&spans),
-            [vec![], vec![0], vec![0, 1], vec![], vec![0, 3]]
+            [
+                (None, 0),
+                (Some(0), 1),
+                (Some(1), 2),
+                (None, 0),
+                (Some(3), 2)
+            ]
         );
+    }
+
+    /// The outline of `name` holding `code`, in a repository of its own.
+    fn outline_of(name: &str, code: &str) -> FileOutline {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::write(root.join(name), code).unwrap();
+        outline(&root, Path::new(name), Dialect::Default).unwrap()
+    }
+
+    /// On one long line (minified), each symbol's signature starts at its own declaration
+    /// and stops where its body opens, and symbols nest as their nodes do: not each in all
+    /// before it.
+    #[test]
+    fn symbols_on_one_line_have_their_own_signatures_and_nesting() {
+        let code = "function a(e){return e}class K{m(e){return e}}var v=function(e){return e};";
+        let code = format!("{code}/*{}*/\n", "x".repeat(LONG_LINE));
+        let o = outline_of("min.js", &code);
+        let rows: Vec<_> = o
+            .symbols
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.signature.as_str(),
+                    s.depth,
+                    s.parent.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("a", "function a(e){", 0, None),
+                ("K", "class K{", 0, None),
+                ("m", "m(e){", 1, Some("K")),
+                ("v", "var v=function(e){", 0, None),
+            ]
+        );
+    }
+
+    /// A declaration on a long line (minified, generated) gives a signature of its own
+    /// node only, cut at [`SIGNATURE_CHARS`] with `…`; a long doc line is cut too.
+    #[test]
+    fn a_long_line_gives_bounded_signatures_and_docs() {
+        let long = "x".repeat(3 * LONG_LINE);
+        let code = format!("/** {long} */\nvar s=\"{long}\";var t=1;\n");
+        let o = outline_of("gen.js", &code);
+        let s = &o.symbols[0];
+        assert_eq!(s.name, "s");
+        assert_eq!(s.signature.chars().count(), SIGNATURE_CHARS + 1);
+        assert!(s.signature.starts_with("var s=\"xxx") && s.signature.ends_with('…'));
+        let doc = s.doc.as_deref().unwrap();
+        assert_eq!(doc.chars().count(), DOC_CHARS + 1, "{doc}");
+        assert_eq!(o.symbols[1].signature, "var t=1");
     }
 
     #[test]

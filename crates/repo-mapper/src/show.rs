@@ -1,6 +1,7 @@
 //! `show_symbol`: the whole source of a definition, found by file and name or by a line
 //! inside it (issue 27, part 2). A map says where to look; this shows it.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use repo_mapper_tags::{
 };
 
 use crate::guard::inside_root;
+use crate::outline::DOC_CHARS;
 use crate::tokens::Tokenizer;
 
 /// What [`show_symbol`] looks for.
@@ -89,6 +91,9 @@ pub enum ShowError {
     NoSuchName(String, String, Vec<String>),
     /// No definition holds that line.
     NoDefinitionAt(String, usize),
+    /// The file is larger than the map parses (its default `--max-filesize`, 1 MiB, in the
+    /// default dialect): it was not read or parsed. The limit is given.
+    TooLarge(String, u64),
 }
 
 impl std::fmt::Display for ShowError {
@@ -108,6 +113,7 @@ impl std::fmt::Display for ShowError {
             ShowError::NoDefinitionAt(file, line) => {
                 write!(f, "no definition in {file} holds line {line}")
             }
+            ShowError::TooLarge(file, limit) => write!(f, "{file}: {}", not_parsed(*limit)),
         }
     }
 }
@@ -140,7 +146,7 @@ pub fn show_symbol(
     let spans = file
         .defs
         .iter()
-        .map(|d| (d.name.clone(), d.start, d.end))
+        .map(|d| (d.name.clone(), d.start, d.end, d.node))
         .collect();
     let rel = file.rel;
     let chosen = choose(target, &rel, spans)?;
@@ -177,24 +183,116 @@ pub(crate) struct Definition {
     pub(crate) local: bool,
     /// Who may use it (in an explored language whose declaration was found).
     pub(crate) visibility: Option<repo_mapper_tags::explore::Visibility>,
-    /// The first line of its documentation.
+    /// The first line of its documentation, at most [`DOC_CHARS`] characters (then `…`):
+    /// a minified file's one comment line is not copied whole for each definition.
     pub(crate) doc: Option<String>,
+    /// Its bytes: its syntax node's, else its line's text.
+    pub(crate) bytes: std::ops::Range<usize>,
+    /// Where its syntax node lies, when one was found (else only its line is known).
+    pub(crate) node: Option<NodeAt>,
 }
 
-impl DefinedFile {
-    /// The file `given` (relative to `root`, or absolute inside it), read and parsed now.
-    pub(crate) fn read(root: &Path, given: &Path, dialect: Dialect) -> Result<Self, ShowError> {
+/// Where a definition's syntax node lies, in (row, byte column) points.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NodeAt {
+    /// Its first byte.
+    pub(crate) start: tree_sitter::Point,
+    /// Just past its last byte.
+    pub(crate) end: tree_sitter::Point,
+    /// Just past the opening of its body (its `{`, or where a body without one starts),
+    /// when it has one: where its signature ends.
+    pub(crate) body: Option<tree_sitter::Point>,
+}
+
+/// The size above which a file is not parsed: the map's own default rule (its
+/// `Config::DEFAULT_MAX_FILE_SIZE` in the default dialect, no limit in Aider's), so that
+/// a file the map leaves unparsed is not parsed here either. Parsing is what grows with a
+/// file: a 50 MB minified line takes seconds and a gigabyte before it yields anything.
+pub(crate) fn max_parsed_size(dialect: Dialect) -> Option<u64> {
+    match dialect {
+        Dialect::Default => Some(crate::Config::DEFAULT_MAX_FILE_SIZE),
+        Dialect::Aider => None,
+    }
+}
+
+/// What is said of a file left unparsed for its size, worded as the map's warning is
+/// (`larger than 1 MiB not parsed`).
+pub(crate) fn not_parsed(limit: u64) -> String {
+    format!(
+        "larger than {} not parsed (the map's --max-filesize default)",
+        human_size(limit)
+    )
+}
+
+/// `1 MiB`, `512 KiB`, `1000 bytes`: a size as the map's warning writes it.
+fn human_size(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
+            return format!("{} {name}", bytes / unit);
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// A file named to [`DefinedFile::read`], checked and not yet read.
+pub(crate) struct Located {
+    /// Its path inside the root.
+    pub(crate) path: PathBuf,
+    /// The file, relative to the root.
+    pub(crate) rel: String,
+    /// Its language.
+    pub(crate) lang: Language,
+    /// Its size in bytes.
+    pub(crate) size: u64,
+}
+
+impl Located {
+    /// The file `given` (relative to `root`, or absolute inside it): inside the root, of
+    /// a language of ours, a regular file.
+    pub(crate) fn of(root: &Path, given: &Path, dialect: Dialect) -> Result<Self, ShowError> {
         let shown = given.display().to_string();
         let path = inside_root(root, root, given).ok_or(ShowError::OutsideRoot(shown))?;
         let rel = crate::paths::rel_fname(root, &path);
         let lang = Language::for_path(&path, dialect).ok_or(ShowError::NoLanguage(rel.clone()))?;
         // A FIFO or a device named as the file would block the read or never end.
-        let regular = path
+        let meta = path
             .metadata()
             .map_err(|e| ShowError::Unreadable(rel.clone(), e.to_string()))?;
-        if !regular.is_file() {
+        if !meta.is_file() {
             return Err(ShowError::Unreadable(rel, "not a regular file".into()));
         }
+        let size = meta.len();
+        Ok(Located {
+            path,
+            rel,
+            lang,
+            size,
+        })
+    }
+
+    /// The size limit it passes, if it is larger than `dialect` parses.
+    pub(crate) fn too_large(&self, dialect: Dialect) -> Option<u64> {
+        max_parsed_size(dialect).filter(|&limit| self.size > limit)
+    }
+}
+
+impl DefinedFile {
+    /// The file `given` (relative to `root`, or absolute inside it), read and parsed now;
+    /// [`ShowError::TooLarge`] (unread) past [`max_parsed_size`].
+    pub(crate) fn read(root: &Path, given: &Path, dialect: Dialect) -> Result<Self, ShowError> {
+        let located = Located::of(root, given, dialect)?;
+        if let Some(limit) = located.too_large(dialect) {
+            return Err(ShowError::TooLarge(located.rel, limit));
+        }
+        DefinedFile::parse(located, dialect)
+    }
+
+    /// The file `located`, read and parsed now, whatever its size.
+    pub(crate) fn parse(located: Located, dialect: Dialect) -> Result<Self, ShowError> {
+        let Located {
+            path, rel, lang, ..
+        } = located;
         let source = match read_source(&path) {
             Ok(Some(text)) => text,
             Ok(None) => return Err(ShowError::Unreadable(rel, "not UTF-8".into())),
@@ -216,7 +314,13 @@ impl DefinedFile {
         }
         // Only the lines: the extents come from `tree` (no second parse for scopes).
         let context = TreeContext::new(source.as_str(), None, dialect);
-        let starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
+        let mut starts: Vec<usize> = tags.iter().map(|d| d.1).collect();
+        starts.sort_unstable();
+        let wanted = tags.iter().map(|(name, row, _)| (*row, name.as_str()));
+        let named = tree
+            .as_ref()
+            .map(|t| explore::DefinitionNodes::of(lang, &source, t, wanted))
+            .unwrap_or_default();
         let file = Parsed {
             lang,
             source: &source,
@@ -224,6 +328,8 @@ impl DefinedFile {
             facts: facts.as_ref(),
             context: &context,
             starts: &starts,
+            named: &named,
+            row_starts: &row_starts(&source),
         };
         let defs = tags
             .into_iter()
@@ -240,6 +346,12 @@ impl DefinedFile {
     }
 }
 
+/// Where each row of `source` starts (rows as the syntax tree counts them: after `\n`).
+fn row_starts(source: &str) -> Vec<usize> {
+    let after = source.match_indices('\n').map(|(i, _)| i + 1);
+    std::iter::once(0).chain(after).collect()
+}
+
 /// What [`DefinedFile::read`] has of a file when it makes its definitions.
 struct Parsed<'f> {
     lang: Language,
@@ -247,8 +359,12 @@ struct Parsed<'f> {
     tree: Option<&'f tree_sitter::Tree>,
     facts: Option<&'f FileFacts>,
     context: &'f TreeContext,
-    /// Every definition's row.
+    /// Every definition's row, sorted.
     starts: &'f [usize],
+    /// The declaration node of each definition, found in one walk of the tree.
+    named: &'f explore::DefinitionNodes<'f>,
+    /// Where each row starts in `source`.
+    row_starts: &'f [usize],
 }
 
 impl Parsed<'_> {
@@ -258,23 +374,21 @@ impl Parsed<'_> {
     /// parse ran out of time) its line.
     fn definition(&self, name: String, row: usize, kind: &'static str) -> Definition {
         let (lang, source, context) = (self.lang, self.source, self.context);
-        let node = self.tree.and_then(|t| {
-            let line = context.line(row)?;
-            explore::definition_node_on(lang, t, (row, line), &name)
+        let node = self.named.get(row, &name);
+        let extent = node.filter(|&n| node_rows(n, row).is_some()).or_else(|| {
+            self.tree
+                .and_then(|t| node_extent(t, context, row, self.starts))
         });
-        let (start, end) = node
-            .and_then(|n| node_rows(n, row))
-            .or_else(|| {
-                self.tree
-                    .and_then(|t| node_extent(t, context, row, self.starts))
-            })
-            .unwrap_or((row, row));
+        let (start, end) = extent.map_or((row, row), |n| (n.start_position().row, last_row(n)));
         let end = without_trailing_blanks(context, start, end);
         let explored = node.zip(self.facts);
         let local = explored.is_some_and(|(n, f)| explore::is_local(n, f));
         let visibility =
             explored.and_then(|(n, f)| explore::visibility_in(lang, source, n, &name, f));
-        let doc = node.and_then(|n| explore::doc_line(lang, source, n));
+        let doc = node
+            .and_then(|n| explore::doc_line(lang, source, n))
+            .map(|d| cut_chars(&d, DOC_CHARS));
+        let bytes = extent.map_or_else(|| self.line_text(row), |n| n.byte_range());
         Definition {
             name,
             kind,
@@ -284,7 +398,54 @@ impl Parsed<'_> {
             local,
             visibility,
             doc,
+            bytes,
+            node: extent.map(|n| node_at(n, source)),
         }
+    }
+
+    /// The bytes of row `row`'s text, its indentation left out.
+    fn line_text(&self, row: usize) -> std::ops::Range<usize> {
+        let start = self
+            .row_starts
+            .get(row)
+            .copied()
+            .unwrap_or(self.source.len());
+        let end = self
+            .row_starts
+            .get(row + 1)
+            .map_or(self.source.len(), |&next| next - 1);
+        let line = self.source.get(start..end).unwrap_or("");
+        start + (line.len() - line.trim_start().len())..end
+    }
+}
+
+/// Where `node` (of `source`) and its body lie.
+fn node_at(node: tree_sitter::Node<'_>, source: &str) -> NodeAt {
+    // A declarator's value holds the body (`var f = function (x) {…}`).
+    let body = node.child_by_field_name("body").or_else(|| {
+        node.child_by_field_name("value")
+            .and_then(|v| v.child_by_field_name("body"))
+    });
+    let body = body.map(|b| {
+        let mut at = b.start_position();
+        // The opening brace is the signature's last character, as a line's is.
+        if source.as_bytes().get(b.start_byte()) == Some(&b'{') {
+            at.column += 1;
+        }
+        at
+    });
+    NodeAt {
+        start: node.start_position(),
+        end: node.end_position(),
+        body,
+    }
+}
+
+/// `text` cut to at most `max` characters, `…` where it was cut.
+pub(crate) fn cut_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 
@@ -332,37 +493,38 @@ fn last_row(node: tree_sitter::Node<'_>) -> usize {
     }
 }
 
-/// The rows of the definition whose name is on `row`, from the syntax tree: the smallest
+/// The node of the definition whose name is on `row`, from the syntax tree: the smallest
 /// node that starts where that line's text starts and reaches past the line; else (a C
 /// function whose return type has a line of its own) a node starting a line or two above
-/// on a line where no other definition starts, and reaching past this one; else the
-/// widest node starting there on one line. Never the whole file's node. No recursion: a
-/// walk up the parents.
-fn node_extent(
-    tree: &tree_sitter::Tree,
+/// on a line where no other definition starts (`starts`, sorted), and reaching past this
+/// one; else the widest node starting there on one line. Never the whole file's node, and
+/// none on a line longer than [`LONG_LINE`] (where a line's start says nothing of the
+/// definitions further along it). No recursion: a walk up the parents.
+fn node_extent<'t>(
+    tree: &'t tree_sitter::Tree,
     context: &TreeContext,
     row: usize,
     starts: &[usize],
-) -> Option<(usize, usize)> {
-    let line = context.line(row)?;
+) -> Option<tree_sitter::Node<'t>> {
+    let line = context.line(row).filter(|l| l.len() <= LONG_LINE)?;
     let column = line.len() - line.trim_start().len();
     let point = tree_sitter::Point { row, column };
     let mut node = tree.root_node().descendant_for_point_range(point, point)?;
-    let last_row = |n: &tree_sitter::Node<'_>| last_row(*n);
-    let mut single: Option<(usize, usize)> = None;
+    let mut single = None;
     while let Some(parent) = node.parent() {
         let start = node.start_position();
-        if start == point && last_row(&node) > row {
-            return Some((row, last_row(&node)));
+        if start == point && last_row(node) > row {
+            return Some(node);
         }
         if start == point {
-            single = Some((row, row));
+            single = Some(node);
         }
         // A preprocessor conditional around a definition is not where it starts.
         let above = start.row < row && start.row + 2 >= row && !node.kind().starts_with("preproc");
-        let alone = !starts.iter().any(|&s| s >= start.row && s < row);
-        if above && alone && last_row(&node) > row {
-            return Some((start.row, last_row(&node)));
+        let first = starts.partition_point(|&s| s < start.row);
+        let alone = starts.get(first).is_none_or(|&s| s >= row);
+        if above && alone && last_row(node) > row {
+            return Some(node);
         }
         if start.row + 2 < row {
             break;
@@ -371,6 +533,10 @@ fn node_extent(
     }
     single
 }
+
+/// Bytes past which a line is taken for minified or generated: no one writes such a line
+/// by hand. Its start says nothing of the definitions along it, and `show` cuts it.
+pub(crate) const LONG_LINE: usize = 4096;
 
 /// `end`, moved up past blank lines (and rows past the text) down to `start`.
 fn without_trailing_blanks(context: &TreeContext, start: usize, mut end: usize) -> usize {
@@ -381,11 +547,7 @@ fn without_trailing_blanks(context: &TreeContext, start: usize, mut end: usize) 
 }
 
 /// The spans `target` asks for, in file order.
-fn choose(
-    target: &SymbolTarget,
-    rel: &str,
-    spans: Vec<(String, usize, usize)>,
-) -> Result<Vec<(String, usize, usize)>, ShowError> {
+fn choose(target: &SymbolTarget, rel: &str, spans: Vec<Span>) -> Result<Vec<Span>, ShowError> {
     match target {
         SymbolTarget::Name { name, .. } => {
             let (hits, others): (Vec<_>, Vec<_>) = spans.into_iter().partition(|s| &s.0 == name);
@@ -409,18 +571,25 @@ fn choose(
     }
 }
 
+/// A definition as [`show_symbol`] chooses among them: its name, first and last rows, and
+/// where its node lies.
+type Span = (String, usize, usize, Option<NodeAt>);
+
 /// The chosen spans' source, within the cap.
 fn shown(
     context: &TreeContext,
     rel: &str,
-    spans: Vec<(String, usize, usize)>,
+    spans: Vec<Span>,
     cap: Option<(usize, Tokenizer)>,
 ) -> Vec<ShownDefinition> {
     let mut left = cap.map(|(max, _)| max);
     let count = |text: &str| cap.map_or(0, |(_, t)| t.count(text));
     let mut out = Vec::with_capacity(spans.len());
-    for (name, start, end) in spans {
-        let lines: Vec<&str> = (start..=end).filter_map(|r| context.line(r)).collect();
+    for (name, start, end, node) in spans {
+        let lines: Vec<Cow<'_, str>> = (start..=end)
+            .filter_map(|r| Some(shown_line(context.line(r)?, r, node)))
+            .collect();
+        let lines: Vec<&str> = lines.iter().map(|l| l.as_ref()).collect();
         let (source, omitted) = within(&lines, left, &count);
         if let Some(l) = &mut left {
             *l = l.saturating_sub(count(&source));
@@ -435,6 +604,34 @@ fn shown(
         });
     }
     out
+}
+
+/// Row `row`'s text `line` as `show` prints it: whole, unless it is longer than
+/// [`LONG_LINE`] (minified or generated); then only the part the definition's `node`
+/// covers, and at most [`LONG_LINE`] bytes of that, its cut saying how much was left.
+fn shown_line(line: &str, row: usize, node: Option<NodeAt>) -> Cow<'_, str> {
+    if line.len() <= LONG_LINE {
+        return Cow::Borrowed(line);
+    }
+    let from = node
+        .filter(|n| n.start.row == row)
+        .map_or(0, |n| n.start.column);
+    let to = node
+        .filter(|n| n.end.row == row)
+        .map_or(line.len(), |n| n.end.column);
+    let part = line.get(from..to).unwrap_or(line);
+    if part.len() <= LONG_LINE {
+        return Cow::Borrowed(part);
+    }
+    let cut = (0..=LONG_LINE)
+        .rev()
+        .find(|&at| part.is_char_boundary(at))
+        .unwrap_or(0);
+    let left = part.len() - cut;
+    Cow::Owned(format!(
+        "{} … ({left} more bytes of this line)",
+        &part[..cut]
+    ))
 }
 
 /// As many of `lines` as fit in `left` tokens (all without a cap), and how many were
@@ -652,6 +849,32 @@ def get(path):
         for e in [missing, show(&root, "README#a").unwrap_err()] {
             assert!(!e.to_string().contains('\n'));
         }
+    }
+
+    /// On a line longer than [`LONG_LINE`], a definition shows its own text, at most
+    /// [`LONG_LINE`] bytes of it and a word on what was cut.
+    #[test]
+    fn a_long_line_shows_the_definition_cut() {
+        let long = "x".repeat(3 * LONG_LINE);
+        let code = format!("var a=1;function f(){{return \"{long}\"}}var b=2;\n");
+        let shown = extents_and_source("gen.js", &code, "f");
+        assert!(shown.starts_with("function f(){return \"xxx"), "{shown}");
+        let cut = 3 * LONG_LINE + "function f(){return \"\"}".len() - LONG_LINE;
+        assert!(
+            shown.ends_with(&format!("x … ({cut} more bytes of this line)\n")),
+            "{}",
+            &shown[shown.len() - 80..]
+        );
+        assert!(shown.len() < LONG_LINE + 64);
+        assert_eq!(extents_and_source("gen.js", &code, "b"), "b=2\n");
+    }
+
+    /// The source `show` gives `symbol` of the file `name` holding `code`.
+    fn extents_and_source(name: &str, code: &str, symbol: &str) -> String {
+        let (_dir, root) = repo();
+        fs::write(root.join(name), code).unwrap();
+        let shown = show(&root, &format!("{name}#{symbol}")).unwrap();
+        shown[0].source.clone()
     }
 
     #[test]

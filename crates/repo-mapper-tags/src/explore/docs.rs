@@ -99,11 +99,17 @@ fn comments_above<'s>(lang: Language, source: &'s str, node: Node<'_>) -> Vec<&'
     out
 }
 
-/// Whether only spaces stand before `node` on its first line.
+/// Whether only spaces stand before `node` on its first line. It reads back only over
+/// the spaces: on a minified file's one line, reading back to the line's start from each
+/// comment would cost the line's length per comment.
 fn starts_its_line(source: &str, node: Node<'_>) -> bool {
     let start = node.start_byte().min(source.len());
-    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-    source[line_start..start].trim().is_empty()
+    let before = source.get(..start).unwrap_or("");
+    before
+        .chars()
+        .rev()
+        .find(|c| !c.is_whitespace() || *c == '\n')
+        .is_none_or(|c| c == '\n')
 }
 
 /// Whether a sibling of `kind` belongs to the declaration after it (an attribute).

@@ -21,6 +21,7 @@ mod declarations;
 mod docs;
 mod facts;
 mod imports;
+mod nodes;
 mod visibility;
 
 use tree_sitter::{Node, Point, Tree};
@@ -31,6 +32,7 @@ pub use declarations::{Declared, declarations, declarations_in, is_local};
 pub use docs::doc_line;
 pub use facts::FileFacts;
 pub use imports::{ImportForm, RawImport, imports};
+pub use nodes::DefinitionNodes;
 pub use visibility::{Visibility, visibility, visibility_in};
 
 /// Whether [`imports()`] and [`visibility()`] know `lang` (issue 27's list: Python,
@@ -112,15 +114,20 @@ pub fn definition_node_on<'t>(
 /// something in `lang`.
 fn declaration_above<'t>(lang: Language, mut node: Node<'t>) -> Option<Node<'t>> {
     for _ in 0..MAX_CLIMB {
-        // `struct s` without a body names a type declared elsewhere.
-        let reference =
-            node.kind().ends_with("_specifier") && node.child_by_field_name("body").is_none();
-        if declares(lang, node.kind()) && !reference {
+        if is_declaration(lang, node) {
             return Some(node);
         }
         node = node.parent()?;
     }
     None
+}
+
+/// Whether `node` declares something in `lang` (what [`definition_node`] climbs to).
+fn is_declaration(lang: Language, node: Node<'_>) -> bool {
+    // `struct s` without a body names a type declared elsewhere.
+    let reference =
+        node.kind().ends_with("_specifier") && node.child_by_field_name("body").is_none();
+    declares(lang, node.kind()) && !reference
 }
 
 /// How many parents [`definition_node`] climbs from the name at most.
@@ -355,9 +362,22 @@ fn preorder(tree: &Tree) -> impl Iterator<Item = Node<'_>> {
     })
 }
 
-/// The named children of `node`.
+/// The named children of `node`, in order, by a cursor: `Node::named_child(i)` counts
+/// from the first child at each call, which costs the square of a wide node's children
+/// (a minified file's root has tens of thousands).
 fn named_children(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
-    (0..node.named_child_count()).filter_map(move |i| node.named_child(i))
+    let mut cursor = node.walk();
+    let mut at_first = cursor.goto_first_child();
+    std::iter::from_fn(move || {
+        while at_first || cursor.goto_next_sibling() {
+            at_first = false;
+            let child = cursor.node();
+            if child.is_named() {
+                return Some(child);
+            }
+        }
+        None
+    })
 }
 
 #[cfg(test)]
