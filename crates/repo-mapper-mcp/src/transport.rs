@@ -110,7 +110,20 @@ enum Verdict {
     /// An `initialize` request without a string `protocolVersion`: dropped, and answered
     /// with an invalid-params error with this `id`.
     Unversioned(Value),
+    /// JSON that is no message rmcp reads (a wrong `jsonrpc` version, `params` that are
+    /// not an object, a tool call whose arguments are no object, …), which rmcp would
+    /// drop without a word: dropped, and answered with an invalid-request error when it
+    /// is a request (`id`: its id), else only logged; why.
+    Unreadable {
+        /// The request's id, or `None` for what nobody awaits an answer to.
+        id: Option<Value>,
+        /// What rmcp's reading said.
+        why: String,
+    },
 }
+
+/// The longest reason an answer quotes from rmcp's reading of a line.
+const MAX_REASON: usize = 300;
 
 /// A line nested too deep for rmcp, as far as it was read without nesting.
 #[derive(Debug, PartialEq, Eq)]
@@ -153,9 +166,28 @@ fn check(line: &[u8]) -> Verdict {
         depth if depth > MAX_DEPTH => Verdict::TooDeep(deep(text, depth)),
         _ => match unversioned_initialize(text) {
             Some(id) => Verdict::Unversioned(id),
-            None => Verdict::Pass,
+            None => readable(text),
         },
     }
+}
+
+/// [`Verdict::Pass`] when rmcp reads `text` (JSON nested no deeper than it reads) as a
+/// client's message, else [`Verdict::Unreadable`].
+fn readable(text: &str) -> Verdict {
+    let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text) else {
+        return Verdict::Pass;
+    };
+    let mut why = e.to_string();
+    if let Some((cut, _)) = why.char_indices().nth(MAX_REASON) {
+        why.truncate(cut);
+        why.push('…');
+    }
+    let members = top_level_members(text);
+    let member = |name: &str| members.iter().find(|(key, _)| key == name).map(|m| m.1);
+    let id = member("method")
+        .and(member("id"))
+        .map(|id| scalar_id(id).unwrap_or(Value::Null));
+    Verdict::Unreadable { id, why }
 }
 
 /// The `id` of `text` when it is an `initialize` request whose `protocolVersion` is no
@@ -439,6 +471,23 @@ async fn pump_input<R: AsyncRead + Unpin>(
                     break;
                 }
             }
+            Verdict::Unreadable { id: None, why } => {
+                tracing::warn!(
+                    "MCP input line {number} is no message the server reads ({why}); ignored"
+                );
+            }
+            Verdict::Unreadable { id: Some(id), why } => {
+                tracing::warn!(
+                    "MCP input line {number} is no request the server reads ({why}); \
+                     answered with a JSON-RPC invalid-request error"
+                );
+                if replies
+                    .send(error_line(id, -32600, "Invalid Request", &why))
+                    .is_err()
+                {
+                    break;
+                }
+            }
             Verdict::TooDeep(deep) => {
                 tracing::warn!(
                     "MCP input line {number} nests {} levels deep, more than {MAX_DEPTH}; \
@@ -501,14 +550,25 @@ mod tests {
     fn json_passes_and_anything_else_is_a_parse_error() {
         for good in [
             &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..],
-            b"{\"a\":1}\r\n",
-            b"\xEF\xBB\xBF{\"a\":1}\n",
-            b"[1, 2]",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n",
+            b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
             b"\n",
             b"",
-            b"{\"not\": \"a message\"}\n",
         ] {
             assert_eq!(check(good), Verdict::Pass, "{good:?}");
+        }
+        // JSON that is no message: rmcp would drop it unanswered; nobody awaits an answer.
+        for no_message in [
+            &b"{\"a\":1}\r\n"[..],
+            b"\xEF\xBB\xBF{\"a\":1}\n",
+            b"[1, 2]",
+            b"{\"not\": \"a message\"}\n",
+        ] {
+            let verdict = check(no_message);
+            assert!(
+                matches!(verdict, Verdict::Unreadable { id: None, .. }),
+                "{no_message:?}: {verdict:?}"
+            );
         }
         assert_eq!(check(b"  \t\n"), Verdict::Blank);
         for bad in [
@@ -525,6 +585,34 @@ mod tests {
             panic!("not UTF-8 is bad");
         };
         assert_eq!(reason, "not UTF-8 (byte 3)");
+    }
+
+    /// Requests rmcp cannot read as one are answered with their id (rmcp drops them
+    /// without a word): a wrong version, `params` that are no object.
+    #[test]
+    fn a_request_rmcp_cannot_read_is_answered_with_its_id() {
+        for (line, id) in [
+            (
+                r#"{"jsonrpc":"1.0","id":7,"method":"tools/call","params":{"name":"outline"}}"#,
+                json!(7),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":[1,2,3]}"#,
+                json!("x"),
+            ),
+            (
+                r#"{"id":{"x":1},"jsonrpc":"2.0","method":"tools/call","params":[]}"#,
+                Value::Null,
+            ),
+        ] {
+            match check(line.as_bytes()) {
+                Verdict::Unreadable { id: Some(got), why } => {
+                    assert_eq!(got, id, "{line}");
+                    assert!(!why.is_empty() && why.chars().count() <= MAX_REASON + 1);
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
     }
 
     /// `[` and `{` nested `n` deep inside a request's arguments, beside a string full of
@@ -639,13 +727,18 @@ mod tests {
 
     #[tokio::test]
     async fn bad_lines_are_answered_and_good_ones_reach_rmcp_in_order() {
-        let input: &[u8] = b"{\"a\":1}\n{bad\n\n{\"b\":2}\nno newline at the end";
+        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{bad\n\n\
+            {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\nno newline at the end";
         let (output, mut stdout) = tokio::io::duplex(PIPE_CAPACITY);
         let stdio = CheckedStdio::spawn(input, output);
         let ((mut rmcp_input, mut rmcp_output), pump) = stdio.split();
         let mut received = Vec::new();
         rmcp_input.read_to_end(&mut received).await.unwrap();
-        assert_eq!(received, b"{\"a\":1}\n\n{\"b\":2}\n");
+        assert_eq!(
+            received,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\n\
+              {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+        );
         rmcp_output.write_all(b"{\"answer\":").await.unwrap();
         rmcp_output.write_all(b"1}\n").await.unwrap();
         drop((rmcp_input, rmcp_output));
