@@ -258,8 +258,12 @@ fn config(key: &SessionKey, cache_base: Option<&Path>) -> Config {
     let mut config = Config::new(root).with_profile(key.profile);
     if let Some(base) = cache_base {
         let dir = repo_mapper::shared_cache_dir(base, root);
-        repo_mapper::prune_shared_cache(base, &dir);
-        config.cache = CacheLocation::Dir(dir);
+        // Checked before anything is written there: the pruning marks it used.
+        let (cache, untrusted) = repo_mapper::trusted_cache(CacheLocation::Dir(dir));
+        if let (CacheLocation::Dir(dir), None) = (&cache, untrusted) {
+            repo_mapper::prune_shared_cache(base, dir);
+        }
+        config.cache = cache;
     }
     config.rank.exclude_unranked = key.exclude_unranked;
     config.warm_session = true;
