@@ -16,6 +16,7 @@
 //! `target/fuzz/running-<job>.<ext>` first: after an abort, the culprit is there.
 
 mod check;
+mod mcp;
 mod mutate;
 
 use std::collections::BTreeMap;
@@ -42,13 +43,26 @@ struct Options {
     verbose: bool,
     only: Option<u64>,
     replay: Vec<PathBuf>,
+    /// Hostile MCP requests against a live server instead ([`mcp`]).
+    mcp: bool,
+    /// The binary `--mcp` starts (default: the release build, built first).
+    binary: Option<PathBuf>,
 }
 
 /// Runs `cargo xtask fuzz [--seconds N] [--seed S] [--time-limit-ms M] [--jobs J]
 /// [--inputs N] [--lang NAME]... [--verbose]` (or one input: `--input I`; or saved inputs:
-/// `--replay FILE`...); fails when any input failed.
+/// `--replay FILE`...; or hostile MCP requests against a live server: `--mcp [--binary
+/// PATH]` with `--seconds`, `--seed`, `--inputs`); fails when any input failed.
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
+    if options.mcp {
+        return mcp::run(&mcp::McpOptions {
+            seconds: options.seconds,
+            seed: options.seed,
+            inputs: options.inputs,
+            binary: options.binary.clone(),
+        });
+    }
     if !options.replay.is_empty() {
         check::record_panic_locations();
         return replay(&options.replay, options.limit);
@@ -158,6 +172,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
         verbose: false,
         only: None,
         replay: Vec::new(),
+        mcp: false,
+        binary: None,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -174,6 +190,8 @@ fn parse_args(args: &[String]) -> Result<Options> {
             "--verbose" => options.verbose = true,
             "--input" => options.only = Some(value()?.parse().context("--input")?),
             "--replay" => options.replay.push(PathBuf::from(value()?)),
+            "--mcp" => options.mcp = true,
+            "--binary" => options.binary = Some(PathBuf::from(value()?)),
             other => bail!("fuzz: unknown argument `{other}`"),
         }
     }
