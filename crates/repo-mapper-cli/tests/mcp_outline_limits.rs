@@ -129,6 +129,15 @@ async fn minified_files_cost_one_call_its_cap_and_never_the_server() {
         page.contains("warning: larger than 1 MiB not parsed"),
         "{page}"
     );
+    let warning = huge["files"][0]["warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("larger than 1 MiB not parsed"),
+        "{huge}"
+    );
+    assert!(
+        outline["files"][0]["warning"].is_null(),
+        "a parsed file has none"
+    );
     let refused = call(
         &client,
         "show_symbol",

@@ -115,4 +115,7 @@ pub struct OutlinedFile {
     pub imports: Option<usize>,
     /// How many of them the outline shows.
     pub imports_shown: usize,
+    /// Why the file was not explored, when it was not (it is larger than the map's
+    /// file-size limit, say): one line; `null` otherwise.
+    pub warning: Option<String>,
 }

@@ -198,6 +198,7 @@ impl Tools {
                 shown: shown.symbols,
                 imports: o.imports.as_ref().map(Vec::len),
                 imports_shown: shown.imports,
+                warning: o.warning.as_deref().map(|w| escape_control(w).into_owned()),
             })
             .collect();
         Ok(to_value(&OutlineOutput {
