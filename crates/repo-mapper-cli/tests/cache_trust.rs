@@ -259,3 +259,44 @@ async fn the_server_does_not_use_a_cache_home_others_can_write() {
     client.cancel().await.unwrap();
     assert!(!home.join("repo-mapper").exists(), "nothing written");
 }
+
+/// The blob files of the scope cache replaced by symlinks to copies of themselves (whole,
+/// checksum and all) elsewhere: the directories they lie in are not listed (they hold
+/// thousands of files), so they are opened without following links: the copies are
+/// neither read as scopes nor touched (a hit renews a blob's time), and the map is the
+/// same.
+#[test]
+fn scope_files_replaced_by_symlinks_are_not_followed() {
+    let (repo, side) = setup();
+    let home = side.path().join("home");
+    let dir = shared_dir(repo.path(), &home);
+    let expected = uncached(repo.path(), &home);
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+    let mut victims = Vec::new();
+    for shard in std::fs::read_dir(dir.join("scopes")).unwrap() {
+        for blob in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            let blob = blob.unwrap().path();
+            let victim = side.path().join(format!("victim-{}", victims.len()));
+            std::fs::rename(&blob, &victim).unwrap();
+            let file = std::fs::File::options().write(true).open(&victim).unwrap();
+            file.set_modified(old).unwrap();
+            symlink(&victim, &blob).unwrap();
+            victims.push((victim.clone(), std::fs::read(&victim).unwrap()));
+        }
+    }
+    assert!(!victims.is_empty(), "the first run kept scopes");
+    for _ in 0..2 {
+        let out = run(repo.path(), &[], &home);
+        assert_eq!(stdout(&out), expected);
+    }
+    for (victim, bytes) in victims {
+        assert_eq!(std::fs::read(&victim).unwrap(), bytes);
+        let modified = std::fs::metadata(&victim).unwrap().modified().unwrap();
+        assert_eq!(
+            modified,
+            old,
+            "{}: the link's target was touched",
+            victim.display()
+        );
+    }
+}

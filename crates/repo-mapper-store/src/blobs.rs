@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
+use crate::trust::no_follow;
+
 /// The largest blob [`BlobDir::get`] reads; a bigger file there is not ours.
 const MAX_BLOB: u64 = 16 << 20;
 /// Bytes of BLAKE3 checksum after each blob's payload.
@@ -63,7 +65,7 @@ impl BlobDir {
     /// The blob stored under `key`, if it is there and whole.
     pub fn get(&self, key: &[u8; 32]) -> Option<Vec<u8>> {
         let path = self.path_of(key);
-        let mut file = File::open(&path).ok()?;
+        let mut file = no_follow(File::options().read(true)).open(&path).ok()?;
         let meta = file.metadata().ok()?;
         let len = meta.len();
         if !(CHECKSUM as u64..=MAX_BLOB).contains(&len) {
@@ -82,7 +84,7 @@ impl BlobDir {
         let stale = meta.modified().map_or(true, |t| {
             now.duration_since(t).is_ok_and(|age| age > RENEW_AFTER)
         });
-        if stale && let Ok(writable) = File::options().write(true).open(&path) {
+        if stale && let Ok(writable) = no_follow(File::options().write(true)).open(&path) {
             let _ = writable.set_modified(now);
         }
         let payload = payload.len();

@@ -323,7 +323,8 @@ fn read_pack(path: &Path, ahead: Option<&PackAhead>) -> Option<Pack> {
         Ok(pack) => {
             // Used: kept before others when packs are pruned.
             if pack.is_some()
-                && let Ok(file) = std::fs::File::options().write(true).open(path)
+                && let Ok(file) =
+                    crate::trust::no_follow(std::fs::File::options().write(true)).open(path)
             {
                 let _ = file.set_modified(SystemTime::now());
             }

@@ -100,13 +100,15 @@ impl Pack {
     /// [`Pack::read`], with the identity of the file read: taken from the open file, so
     /// it is the identity of the bytes read, not of whatever the path names by then.
     pub(crate) fn read_identified(path: &Path) -> (Option<FileId>, Result<Option<Pack>, ()>) {
-        let read = std::fs::File::open(path).and_then(|mut file| {
-            use std::io::Read;
-            let id = file_id(&file.metadata()?);
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)?;
-            Ok((id, bytes))
-        });
+        let read = crate::trust::no_follow(std::fs::File::options().read(true))
+            .open(path)
+            .and_then(|mut file| {
+                use std::io::Read;
+                let id = file_id(&file.metadata()?);
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes)?;
+                Ok((id, bytes))
+            });
         match read {
             Ok((id, bytes)) => (Some(id), Pack::parse(&bytes).map(Some).ok_or(())),
             Err(e) => {

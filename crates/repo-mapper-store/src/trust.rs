@@ -5,19 +5,23 @@
 
 use std::path::{Path, PathBuf};
 
-/// How deep [`untrusted_cache`] looks inside a cache directory: deeper than any
-/// directory a cache of ours makes (`{repository}/tags-v*/blobs/{shard}`).
-const MAX_DEPTH: usize = 6;
+/// How many levels of directories [`untrusted_cache`] lists: the cache directory and the
+/// directories in it (`scopes`, `walks`, the store's). The directories one level further
+/// down (`scopes/{shard}`) are checked but not listed: they hold only blob files, by the
+/// thousand, which are opened without following symlinks ([`no_follow`]).
+const LISTED_LEVELS: usize = 2;
 
 /// Why the cache directory `dir` must not be used, or `None` when it may be: `dir` (if it
-/// exists), every directory in it and every file in those, as [`std::fs::symlink_metadata`]
-/// sees them, and the directories above it, as they resolve.
+/// exists), the directories in it to two levels and what the first level holds, as
+/// [`std::fs::symlink_metadata`] sees them, and the directories above it, as they resolve.
 ///
-/// On Unix, `dir` and every directory in it must be a directory (not a symlink) owned by
-/// the effective user and writable by nobody else; nothing in them may be a symlink; each
-/// directory above `dir` must be owned by the user or by root and writable by nobody
-/// else, unless it has the sticky bit (as `/tmp`), where others cannot move or remove
-/// what is ours. Elsewhere every directory is trusted. Reads metadata only.
+/// On Unix, `dir` and those directories must be directories (not symlinks) owned by the
+/// effective user and writable by nobody else; nothing in `dir` or in the directories it
+/// holds may be a symlink (the blob files one level further down are opened without
+/// following one); each directory above `dir` must be owned by the user or by root and
+/// writable by nobody else, unless it has the sticky bit (as `/tmp`), where others cannot
+/// move or remove what is ours. Elsewhere every directory is trusted. Reads metadata only,
+/// a few dozen entries for any cache this crate makes.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
@@ -25,6 +29,19 @@ const MAX_DEPTH: usize = 6;
 /// ```
 pub fn untrusted_cache(dir: &Path) -> Option<Untrusted> {
     imp::untrusted_cache(dir)
+}
+
+/// `options` set not to follow a symlink that the path opened names (`O_NOFOLLOW`; the
+/// open fails instead): for the cache's files, which only this crate makes, never as
+/// links. Elsewhere `options` as they are.
+pub(crate) fn no_follow(options: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+    }
+    #[cfg(not(unix))]
+    options
 }
 
 /// A cache directory that is not used, and why: `Display` is the one-line warning.
@@ -56,7 +73,7 @@ mod imp {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::path::Path;
 
-    use super::{MAX_DEPTH, Untrusted};
+    use super::{LISTED_LEVELS, Untrusted};
 
     /// Group- and other-writable.
     const WRITABLE_BY_OTHERS: u32 = 0o022;
@@ -109,8 +126,8 @@ mod imp {
         }
     }
 
-    /// The first entry of the cache directory `dir`, at any depth, that is a symlink or
-    /// a directory failing [`owned_dir`]; a walk with a stack, at most [`MAX_DEPTH`] deep.
+    /// The first entry of the cache directory `dir` that is a symlink or a directory
+    /// failing [`owned_dir`]; a walk with a stack, listing [`LISTED_LEVELS`] levels.
     fn inside(dir: &Path, me: u32) -> Option<(std::path::PathBuf, String)> {
         let mut stack = vec![(dir.to_path_buf(), 0)];
         while let Some((at, depth)) = stack.pop() {
@@ -132,7 +149,7 @@ mod imp {
                 if let Some(why) = owned_dir(&meta, me) {
                     return Some((path, why));
                 }
-                if depth + 1 < MAX_DEPTH {
+                if depth + 1 < LISTED_LEVELS {
                     stack.push((path, depth + 1));
                 }
             }
