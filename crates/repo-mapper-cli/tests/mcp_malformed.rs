@@ -164,8 +164,9 @@ fn each_line_that_is_not_json_gets_a_parse_error_and_the_session_goes_on() {
     assert!(warnings.iter().all(|w| w.contains("WARN")), "{stderr}");
 }
 
+/// JSON that is no message is no parse error: an invalid request, with a null id.
 #[test]
-fn well_formed_json_that_is_no_message_is_still_rmcps_to_answer() {
+fn well_formed_json_that_is_no_message_is_an_invalid_request() {
     let mut server = Server::start();
     initialize(&mut server);
     server.send(br#"{"not":"a message"}"#);
@@ -313,4 +314,29 @@ fn an_initialize_without_a_string_protocol_version_is_told_so() {
     assert_eq!(leaving.next()["error"]["code"], -32602);
     let stderr = leaving.stop();
     assert!(!stderr.contains("the MCP server stopped"), "{stderr}");
+}
+
+/// A request rmcp would drop without a word gets an error with its id, and the session
+/// goes on: one whose line is longer than rmcp reads (the id found as the line streams
+/// past), one with another `jsonrpc` version, one whose `params` are an array.
+#[test]
+fn requests_rmcp_cannot_read_get_an_error_with_their_id() {
+    let mut server = Server::start();
+    initialize(&mut server);
+    let huge = "x".repeat(17 << 20);
+    let overlong = format!(
+        r#"{{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{{"name":"search_identifiers","arguments":{{"project_root":"/no","query":"{huge}"}}}}}}"#
+    );
+    server.send(overlong.as_bytes());
+    server.send(br#"{"jsonrpc":"1.0","id":21,"method":"tools/list"}"#);
+    server.send(br#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":[1,2]}"#);
+    for id in [json!(20), json!(21), json!("p")] {
+        let answer = server.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    }
+    server.send_json(&json!({ "jsonrpc": "2.0", "id": 22, "method": "tools/list" }));
+    let answers = server.until_answer(22);
+    assert!(answers[0]["result"]["tools"].is_array(), "{answers:#?}");
+    server.stop();
 }

@@ -111,12 +111,14 @@ enum Verdict {
     /// with an invalid-params error with this `id`.
     Unversioned(Value),
     /// JSON that is no message rmcp reads (a wrong `jsonrpc` version, `params` that are
-    /// not an object, a tool call whose arguments are no object, …), which rmcp would
-    /// drop without a word: dropped, and answered with an invalid-request error when it
-    /// is a request (`id`: its id), else only logged; why.
+    /// not an object, …), which rmcp may drop without a word: dropped, and answered with
+    /// an invalid-request error carrying its `id` (null when it has no valid one), unless
+    /// it is a notification, which nobody awaits an answer to; why.
     Unreadable {
-        /// The request's id, or `None` for what nobody awaits an answer to.
-        id: Option<Value>,
+        /// The id to answer with.
+        id: Value,
+        /// A `method` and no `id`: only logged.
+        notification: bool,
         /// What rmcp's reading said.
         why: String,
     },
@@ -184,10 +186,13 @@ fn readable(text: &str) -> Verdict {
     }
     let members = top_level_members(text);
     let member = |name: &str| members.iter().find(|(key, _)| key == name).map(|m| m.1);
-    let id = member("method")
-        .and(member("id"))
-        .map(|id| scalar_id(id).unwrap_or(Value::Null));
-    Verdict::Unreadable { id, why }
+    let id = member("id").and_then(scalar_id).unwrap_or(Value::Null);
+    let notification = member("method").is_some() && member("id").is_none();
+    Verdict::Unreadable {
+        id,
+        notification,
+        why,
+    }
 }
 
 /// The `id` of `text` when it is an `initialize` request whose `protocolVersion` is no
@@ -234,7 +239,7 @@ fn nesting_depth(json: &[u8]) -> usize {
 
 /// Tells, byte by byte, whether a byte of JSON text is part of a string (its quotes
 /// included).
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct StringSkipper {
     in_string: bool,
     escaped: bool,
@@ -387,8 +392,9 @@ fn error_line(id: Value, code: i64, message: &str, data: &str) -> Vec<u8> {
 enum LineEnd {
     /// A line (with its `\n`, unless the input ended first) is in the buffer.
     Line,
-    /// The line was longer than rmcp accepts: it was skipped, up to its `\n`.
-    TooLong,
+    /// The line was longer than rmcp accepts: it was skipped, up to its `\n`; what its
+    /// top-level members said of it, read on the way.
+    TooLong(Heads),
     /// The input ended.
     Eof,
 }
@@ -407,16 +413,113 @@ async fn read_line<R: AsyncRead + Unpin>(
     if line.ends_with(b"\n") || line.len() <= DEFAULT_MAX_LINE_LENGTH {
         return Ok(LineEnd::Line);
     }
+    let mut heads = Heads::default();
+    heads.feed(line);
     loop {
         line.clear();
         let read = (&mut *input)
             .take(64 * 1024)
             .read_until(b'\n', line)
             .await?;
+        heads.feed(line);
         if read == 0 || line.ends_with(b"\n") {
             line.clear();
-            return Ok(LineEnd::TooLong);
+            return Ok(LineEnd::TooLong(heads));
         }
+    }
+}
+
+/// The longest `id` value [`Heads`] keeps: longer, it is no id anyone would send.
+const MAX_ID_TEXT: usize = 1024;
+
+/// What a line's top-level object says of it, read byte by byte as it streams past (a line
+/// too long to hold): whether it has an `id` and a `method`, and the `id`'s text.
+#[derive(Debug, Default)]
+struct Heads {
+    depth: usize,
+    strings: StringSkipper,
+    /// The top-level key being read or last read (its first bytes), and whether the
+    /// parser is past its `:`.
+    key: Vec<u8>,
+    in_value: bool,
+    /// The `id` member's text so far, while it is read.
+    id_text: Option<Vec<u8>>,
+    /// The `id`'s whole text, once read.
+    id: Option<Vec<u8>>,
+    has_id: bool,
+    has_method: bool,
+}
+
+impl Heads {
+    fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.step(byte);
+        }
+    }
+
+    fn step(&mut self, byte: u8) {
+        let was_in_string = self.strings.in_string;
+        let in_string = self.strings.inside(byte);
+        if let Some(text) = &mut self.id_text
+            && (in_string || self.depth > 1 || !matches!(byte, b',' | b'}'))
+        {
+            if text.len() < MAX_ID_TEXT {
+                text.push(byte);
+            }
+        }
+        if in_string {
+            // A top-level key's bytes (its quotes not included).
+            if self.depth == 1 && !self.in_value && was_in_string && self.strings.in_string {
+                if self.key.len() < 8 {
+                    self.key.push(byte);
+                }
+            }
+            return;
+        }
+        match byte {
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                if self.depth == 1 {
+                    self.end_member();
+                }
+                self.depth = self.depth.saturating_sub(1);
+            }
+            b':' if self.depth == 1 && !self.in_value => self.start_value(),
+            b',' if self.depth == 1 => self.end_member(),
+            _ => {}
+        }
+    }
+
+    fn start_value(&mut self) {
+        self.in_value = true;
+        match &self.key[..] {
+            b"id" => {
+                self.has_id = true;
+                self.id_text = Some(Vec::new());
+            }
+            b"method" => self.has_method = true,
+            _ => {}
+        }
+    }
+
+    fn end_member(&mut self) {
+        if let Some(text) = self.id_text.take() {
+            self.id = Some(text);
+        }
+        self.in_value = false;
+        self.key.clear();
+    }
+
+    /// The `id` as an answer gives it: its value when it is a valid one, else null.
+    fn id(&self) -> Value {
+        let text = self.id.as_deref().and_then(|t| std::str::from_utf8(t).ok());
+        text.and_then(|t| scalar_id(t.trim()))
+            .unwrap_or(Value::Null)
+    }
+
+    /// Whether nobody awaits an answer: a notification (a `method` and no `id`).
+    fn notification(&self) -> bool {
+        self.has_method && !self.has_id
     }
 }
 
@@ -435,11 +538,25 @@ async fn pump_input<R: AsyncRead + Unpin>(
         number += 1;
         match read_line(&mut input, &mut line).await? {
             LineEnd::Eof => break,
-            LineEnd::TooLong => {
+            LineEnd::TooLong(heads) if heads.notification() => {
+                tracing::warn!(
+                    "MCP input line {number} (a notification) is longer than \
+                     {DEFAULT_MAX_LINE_LENGTH} bytes; ignored"
+                );
+                continue;
+            }
+            LineEnd::TooLong(heads) => {
                 tracing::warn!(
                     "MCP input line {number} is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; \
-                     ignored"
+                     answered with a JSON-RPC invalid-request error"
                 );
+                let why = format!("the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes");
+                if replies
+                    .send(error_line(heads.id(), -32600, "Invalid Request", &why))
+                    .is_err()
+                {
+                    break;
+                }
                 continue;
             }
             LineEnd::Line => {}
@@ -471,14 +588,19 @@ async fn pump_input<R: AsyncRead + Unpin>(
                     break;
                 }
             }
-            Verdict::Unreadable { id: None, why } => {
+            Verdict::Unreadable {
+                notification: true,
+                why,
+                ..
+            } => {
                 tracing::warn!(
-                    "MCP input line {number} is no message the server reads ({why}); ignored"
+                    "MCP input line {number} is a notification the server cannot read \
+                     ({why}); ignored"
                 );
             }
-            Verdict::Unreadable { id: Some(id), why } => {
+            Verdict::Unreadable { id, why, .. } => {
                 tracing::warn!(
-                    "MCP input line {number} is no request the server reads ({why}); \
+                    "MCP input line {number} is no message the server reads ({why}); \
                      answered with a JSON-RPC invalid-request error"
                 );
                 if replies
@@ -557,7 +679,7 @@ mod tests {
         ] {
             assert_eq!(check(good), Verdict::Pass, "{good:?}");
         }
-        // JSON that is no message: rmcp would drop it unanswered; nobody awaits an answer.
+        // JSON that is no message: answered with a null id, as rmcp answers some of them.
         for no_message in [
             &b"{\"a\":1}\r\n"[..],
             b"\xEF\xBB\xBF{\"a\":1}\n",
@@ -565,10 +687,15 @@ mod tests {
             b"{\"not\": \"a message\"}\n",
         ] {
             let verdict = check(no_message);
-            assert!(
-                matches!(verdict, Verdict::Unreadable { id: None, .. }),
-                "{no_message:?}: {verdict:?}"
+            let refused = matches!(
+                verdict,
+                Verdict::Unreadable {
+                    id: Value::Null,
+                    notification: false,
+                    ..
+                }
             );
+            assert!(refused, "{no_message:?}: {verdict:?}");
         }
         assert_eq!(check(b"  \t\n"), Verdict::Blank);
         for bad in [
@@ -606,7 +733,11 @@ mod tests {
             ),
         ] {
             match check(line.as_bytes()) {
-                Verdict::Unreadable { id: Some(got), why } => {
+                Verdict::Unreadable {
+                    id: got,
+                    notification: false,
+                    why,
+                } => {
                     assert_eq!(got, id, "{line}");
                     assert!(!why.is_empty() && why.chars().count() <= MAX_REASON + 1);
                 }
@@ -759,13 +890,57 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_overlong_request_is_known_by_its_id() {
+        let huge = "x".repeat(DEFAULT_MAX_LINE_LENGTH + 10);
+        for (line, id, notification) in [
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"q":"{huge}"}}}}"#
+                ),
+                json!(42),
+                false,
+            ),
+            (
+                format!(
+                    r#"{{"params":{{"id":1,"q":"{huge}","s":"\"id\":9"}},"id" : "late","method":"x"}}"#
+                ),
+                json!("late"),
+                false,
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"q":"{huge}"}}}}"#
+                ),
+                Value::Null,
+                true,
+            ),
+            (
+                format!(r#"{{"id":{{"no":1}},"method":"x","q":"{huge}"}}"#),
+                Value::Null,
+                false,
+            ),
+            (format!("[{huge}]"), Value::Null, false),
+        ] {
+            let input = format!("{line}\n");
+            let mut reader = BufReader::new(input.as_bytes());
+            let mut buffer = Vec::new();
+            let end = read_line(&mut reader, &mut buffer).await.unwrap();
+            let LineEnd::TooLong(heads) = end else {
+                panic!("not too long");
+            };
+            assert_eq!(heads.id(), id, "{}", &line[..60]);
+            assert_eq!(heads.notification(), notification, "{}", &line[..60]);
+        }
+    }
+
+    #[tokio::test]
     async fn an_overlong_line_is_skipped_without_holding_it() {
         let mut input = vec![b'x'; DEFAULT_MAX_LINE_LENGTH + 10];
         input.extend_from_slice(b"\n{\"after\":1}\n");
         let mut reader = BufReader::new(&input[..]);
         let mut line = Vec::new();
         let end = read_line(&mut reader, &mut line).await.unwrap();
-        assert!(matches!(end, LineEnd::TooLong));
+        assert!(matches!(end, LineEnd::TooLong(_)));
         assert!(line.capacity() <= 2 * (DEFAULT_MAX_LINE_LENGTH + 1));
         let end = read_line(&mut reader, &mut line).await.unwrap();
         assert!(matches!(end, LineEnd::Line));
