@@ -107,6 +107,9 @@ enum Verdict {
     /// JSON nested deeper than [`MAX_DEPTH`]: dropped, and answered with an
     /// invalid-request error when it is a request (or not a message at all).
     TooDeep(Deep),
+    /// A line longer than rmcp reads, skipped: answered with an invalid-request error
+    /// and its `id` (what [`Heads`] read of it), unless it is a notification.
+    TooLong(Heads),
     /// An `initialize` request without a string `protocolVersion`: dropped, and answered
     /// with an invalid-params error with this `id`.
     Unversioned(Value),
@@ -239,7 +242,7 @@ fn nesting_depth(json: &[u8]) -> usize {
 
 /// Tells, byte by byte, whether a byte of JSON text is part of a string (its quotes
 /// included).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct StringSkipper {
     in_string: bool,
     escaped: bool,
@@ -434,7 +437,7 @@ const MAX_ID_TEXT: usize = 1024;
 
 /// What a line's top-level object says of it, read byte by byte as it streams past (a line
 /// too long to hold): whether it has an `id` and a `method`, and the `id`'s text.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Heads {
     depth: usize,
     strings: StringSkipper,
@@ -462,17 +465,15 @@ impl Heads {
         let in_string = self.strings.inside(byte);
         if let Some(text) = &mut self.id_text
             && (in_string || self.depth > 1 || !matches!(byte, b',' | b'}'))
+            && text.len() < MAX_ID_TEXT
         {
-            if text.len() < MAX_ID_TEXT {
-                text.push(byte);
-            }
+            text.push(byte);
         }
         if in_string {
             // A top-level key's bytes (its quotes not included).
-            if self.depth == 1 && !self.in_value && was_in_string && self.strings.in_string {
-                if self.key.len() < 8 {
-                    self.key.push(byte);
-                }
+            let in_key = self.depth == 1 && !self.in_value && was_in_string;
+            if in_key && self.strings.in_string && self.key.len() < 8 {
+                self.key.push(byte);
             }
             return;
         }
@@ -536,93 +537,90 @@ async fn pump_input<R: AsyncRead + Unpin>(
     let mut number = 0u64;
     loop {
         number += 1;
-        match read_line(&mut input, &mut line).await? {
+        let verdict = match read_line(&mut input, &mut line).await? {
             LineEnd::Eof => break,
-            LineEnd::TooLong(heads) if heads.notification() => {
-                tracing::warn!(
-                    "MCP input line {number} (a notification) is longer than \
-                     {DEFAULT_MAX_LINE_LENGTH} bytes; ignored"
-                );
-                continue;
-            }
-            LineEnd::TooLong(heads) => {
-                tracing::warn!(
-                    "MCP input line {number} is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; \
-                     answered with a JSON-RPC invalid-request error"
-                );
-                let why = format!("the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes");
-                if replies
-                    .send(error_line(heads.id(), -32600, "Invalid Request", &why))
-                    .is_err()
-                {
-                    break;
-                }
-                continue;
-            }
-            LineEnd::Line => {}
-        }
-        match check(&line) {
+            LineEnd::TooLong(heads) => Verdict::TooLong(heads),
+            LineEnd::Line => check(&line),
+        };
+        match verdict {
             Verdict::Pass => to_rmcp.write_all(&line).await?,
-            Verdict::Blank => {}
-            Verdict::Bad(reason) => {
-                tracing::warn!(
-                    "MCP input line {number} is {reason}; answered with a JSON-RPC parse error"
-                );
-                if replies.send(parse_error(&reason)).is_err() {
-                    break;
-                }
-            }
-            Verdict::TooDeep(deep) if deep.notification => {
-                tracing::warn!(
-                    "MCP input line {number} (a notification) nests {} levels deep, more \
-                     than {MAX_DEPTH}; ignored",
-                    deep.depth
-                );
-            }
-            Verdict::Unversioned(id) => {
-                tracing::warn!(
-                    "MCP input line {number} is an initialize request without a string \
-                     protocolVersion; answered with a JSON-RPC invalid-params error"
-                );
-                if replies.send(unversioned_error(id)).is_err() {
-                    break;
-                }
-            }
-            Verdict::Unreadable {
-                notification: true,
-                why,
-                ..
-            } => {
-                tracing::warn!(
-                    "MCP input line {number} is a notification the server cannot read \
-                     ({why}); ignored"
-                );
-            }
-            Verdict::Unreadable { id, why, .. } => {
-                tracing::warn!(
-                    "MCP input line {number} is no message the server reads ({why}); \
-                     answered with a JSON-RPC invalid-request error"
-                );
-                if replies
-                    .send(error_line(id, -32600, "Invalid Request", &why))
-                    .is_err()
+            other => {
+                if let Some(answer) = refusal(other, number)
+                    && replies.send(answer).is_err()
                 {
-                    break;
-                }
-            }
-            Verdict::TooDeep(deep) => {
-                tracing::warn!(
-                    "MCP input line {number} nests {} levels deep, more than {MAX_DEPTH}; \
-                     answered with a JSON-RPC invalid-request error",
-                    deep.depth
-                );
-                if replies.send(too_deep_error(&deep)).is_err() {
                     break;
                 }
             }
         }
     }
     to_rmcp.shutdown().await
+}
+
+/// Logs why input line `number` does not reach rmcp; the answer to send, if it gets one.
+fn refusal(verdict: Verdict, number: u64) -> Option<Vec<u8>> {
+    let invalid = "answered with a JSON-RPC invalid-request error";
+    match verdict {
+        Verdict::Pass | Verdict::Blank => None,
+        Verdict::Bad(reason) => {
+            tracing::warn!(
+                "MCP input line {number} is {reason}; answered with a JSON-RPC parse error"
+            );
+            Some(parse_error(&reason))
+        }
+        Verdict::TooLong(heads) if heads.notification() => {
+            tracing::warn!(
+                "MCP input line {number} (a notification) is longer than \
+                 {DEFAULT_MAX_LINE_LENGTH} bytes; ignored"
+            );
+            None
+        }
+        Verdict::TooLong(heads) => {
+            tracing::warn!(
+                "MCP input line {number} is longer than {DEFAULT_MAX_LINE_LENGTH} bytes; {invalid}"
+            );
+            let why = format!("the line is longer than {DEFAULT_MAX_LINE_LENGTH} bytes");
+            Some(error_line(heads.id(), -32600, "Invalid Request", &why))
+        }
+        Verdict::TooDeep(deep) if deep.notification => {
+            tracing::warn!(
+                "MCP input line {number} (a notification) nests {} levels deep, more \
+                 than {MAX_DEPTH}; ignored",
+                deep.depth
+            );
+            None
+        }
+        Verdict::TooDeep(deep) => {
+            tracing::warn!(
+                "MCP input line {number} nests {} levels deep, more than {MAX_DEPTH}; {invalid}",
+                deep.depth
+            );
+            Some(too_deep_error(&deep))
+        }
+        Verdict::Unversioned(id) => {
+            tracing::warn!(
+                "MCP input line {number} is an initialize request without a string \
+                 protocolVersion; answered with a JSON-RPC invalid-params error"
+            );
+            Some(unversioned_error(id))
+        }
+        Verdict::Unreadable {
+            notification: true,
+            why,
+            ..
+        } => {
+            tracing::warn!(
+                "MCP input line {number} is a notification the server cannot read ({why}); \
+                 ignored"
+            );
+            None
+        }
+        Verdict::Unreadable { id, why, .. } => {
+            tracing::warn!(
+                "MCP input line {number} is no message the server reads ({why}); {invalid}"
+            );
+            Some(error_line(id, -32600, "Invalid Request", &why))
+        }
+    }
 }
 
 /// Writes rmcp's output and the queued parse errors to `output`, whole lines only, until
