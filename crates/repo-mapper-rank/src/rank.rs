@@ -14,7 +14,7 @@ use repo_mapper_tags::fxhash::FxBuildHasher;
 
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
-use crate::index::{TagIndex, name_order};
+use crate::index::{TagIndex, name_order, tag_at};
 use crate::pagerank::{PageRankError, PageRankParams, PageRankResult, power_iteration};
 use crate::personalize::{Anchors, personalization};
 use crate::relevance::{
@@ -270,15 +270,17 @@ fn relevance(config: &RankConfig) -> Relevance {
 }
 
 /// [`Relevance::breadth`]: each file's definitions after its best, in rank order, get
-/// `breadth`, `breadth²`, … of their rank. Ties go as [`sort_like_aider`] orders them,
-/// by identifier descending: never by the identifiers' numbers, which depend on where the
-/// names came from (a store's pack numbers them otherwise than a fresh parse), so a warm
-/// run would spread otherwise than a cold one. Definitions are bucketed by file (a
-/// counting sort: linear), then each file's few are sorted, files in parallel.
-fn spread_within_files(def_ranks: &mut [DefRank], names: &[&str], files: usize, breadth: f64) {
+/// `breadth`, `breadth²`, … of their rank. Ties go in the file's order (the line of each
+/// identifier's first definition, then the name): never by the identifiers' numbers,
+/// which depend on where the names came from (a store's pack numbers them otherwise than
+/// a fresh parse), so a warm run would spread otherwise than a cold one. Definitions are
+/// bucketed by file (a counting sort: linear), then each file's few are sorted, files in
+/// parallel; the lines are looked up only for ties.
+fn spread_within_files(def_ranks: &mut [DefRank], prep: &Prepared<'_, '_>, breadth: f64) {
     if breadth == 1.0 {
         return;
     }
+    let files = prep.files.len();
     let mut start = vec![0usize; files + 1];
     for d in def_ranks.iter() {
         start[d.file as usize + 1] += 1;
@@ -294,6 +296,12 @@ fn spread_within_files(def_ranks: &mut [DefRank], names: &[&str], files: usize, 
         *slot += 1;
     }
     let ranks: &[DefRank] = def_ranks;
+    let place = |d: &DefRank| {
+        (
+            first_definition_line(prep, d),
+            prep.index.names[d.ident as usize],
+        )
+    };
     // Files by the thousand: most have a few definitions each.
     split_at_bounds(&mut order, &start)
         .into_par_iter()
@@ -303,7 +311,7 @@ fn spread_within_files(def_ranks: &mut [DefRank], names: &[&str], files: usize, 
                 let (a, b) = (&ranks[a as usize], &ranks[b as usize]);
                 b.rank
                     .total_cmp(&a.rank)
-                    .then_with(|| names[b.ident as usize].cmp(names[a.ident as usize]))
+                    .then_with(|| place(a).cmp(&place(b)))
             });
         });
     for f in 0..files {
@@ -313,6 +321,16 @@ fn spread_within_files(def_ranks: &mut [DefRank], names: &[&str], files: usize, 
             factor *= breadth;
         }
     }
+}
+
+/// The line of the first definition of `d`'s identifier in its file.
+fn first_definition_line(prep: &Prepared<'_, '_>, d: &DefRank) -> i32 {
+    let line = |t: u32| tag_at(prep.files, d.file, t).line;
+    let first = match prep.index.kept_pair_tags() {
+        Some(pairs) => pairs.get(d.pair as usize).iter().map(|&t| line(t)).min(),
+        None => prep.index.definitions(d.file, d.ident).map(line).min(),
+    };
+    first.unwrap_or(i32::MAX)
 }
 
 /// [`Relevance`]'s definition factors: the lexical boost, and auxiliary files (tests,
@@ -329,7 +347,7 @@ fn reweigh_definitions(
     let fused = relevance.fusion_k > 0.0 && (!prep.lexical.is_empty() || co_change);
     // Fused, the order already spreads the map over files (D9): no breadth.
     let breadth = if fused { 1.0 } else { relevance.breadth };
-    spread_within_files(def_ranks, &prep.index.names, prep.files.len(), breadth);
+    spread_within_files(def_ranks, prep, breadth);
     if prep.lexical.is_empty() && !fused && prep.callers.is_empty() && relevance.test_factor == 1.0
     {
         return None;

@@ -639,8 +639,9 @@ fn file_ranks(ranking: &Ranking<'_>) -> Vec<(String, f64)> {
     ranks
 }
 
-/// `1 MiB`, `512 KiB`, `1000 bytes`: a size as a person reads it.
-fn human_size(bytes: u64) -> String {
+/// `1 MiB`, `512 KiB`, `1000 bytes`: a size as a person reads it (the map's warnings, and
+/// `show`'s and `outline`'s about the same limit).
+pub(crate) fn human_size(bytes: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (unit, name) in UNITS {
         if bytes >= unit && bytes.is_multiple_of(unit) {

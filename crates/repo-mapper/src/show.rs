@@ -11,6 +11,7 @@ use repo_mapper_tags::{
     Dialect, Language, Limits, Tag, TagKind, extract_source_parsed, read_source,
 };
 
+use crate::compute::human_size;
 use crate::guard::inside_root;
 use crate::outline::DOC_CHARS;
 use crate::tokens::Tokenizer;
@@ -222,17 +223,6 @@ pub(crate) fn not_parsed(limit: u64) -> String {
         "larger than {} not parsed (the map's --max-filesize default)",
         human_size(limit)
     )
-}
-
-/// `1 MiB`, `512 KiB`, `1000 bytes`: a size as the map's warning writes it.
-fn human_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (unit, name) in UNITS {
-        if bytes >= unit && bytes.is_multiple_of(unit) {
-            return format!("{} {name}", bytes / unit);
-        }
-    }
-    format!("{bytes} bytes")
 }
 
 /// A file named to [`DefinedFile::read`], checked and not yet read.
