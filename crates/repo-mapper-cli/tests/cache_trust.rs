@@ -3,6 +3,8 @@
 //! the files a planted symlink points at are left as they were.
 #![cfg(unix)]
 
+mod common;
+
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -225,31 +227,15 @@ fn a_cache_directory_another_user_owns_is_not_used() {
 /// The server too: a map, and nothing written into a cache home others can write.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_does_not_use_a_cache_home_others_can_write() {
-    use rmcp::ServiceExt;
-    use rmcp::model::{CallToolRequestParams, ContentBlock};
     let (repo, side) = setup();
     std::fs::create_dir(repo.path().join(".git")).unwrap();
     let home = side.path().join("home");
     std::fs::create_dir(&home).unwrap();
     chmod(&home, 0o777);
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-    cmd.arg("mcp")
-        .env_remove("RUST_LOG")
-        .env_remove("REPO_MAPPER_CACHE_DIR")
-        .env("XDG_CACHE_HOME", &home)
-        .stderr(std::process::Stdio::null());
-    let transport = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
-    let client = ().serve(transport).await.expect("the server initialises");
+    let client = common::mcp_client(&home, &[]).await;
     let args =
         serde_json::json!({"project_root": repo.path().to_str().unwrap(), "token_limit": 1024});
-    let params =
-        CallToolRequestParams::new("repo_map").with_arguments(args.as_object().unwrap().clone());
-    let result = client.call_tool(params).await.expect("answered");
-    let ContentBlock::Text(text) = &result.content[0] else {
-        panic!("not text: {result:?}");
-    };
-    assert_ne!(result.is_error, Some(true), "{}", text.text);
-    let answer: serde_json::Value = serde_json::from_str(&text.text).unwrap();
+    let answer = common::json_of(&common::call(&client, "repo_map", args).await);
     assert!(
         answer["map"]
             .as_str()

@@ -1,9 +1,12 @@
 //! The `repo-mapper` binary, flag by flag, on `fixtures/sample-repo` (copied to a temp dir
 //! so nothing is written into the source tree).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use common::copy_dir;
 use predicates::prelude::*;
 
 /// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
@@ -19,22 +22,6 @@ fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture(), dir.path());
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst).unwrap();
-        for e in std::fs::read_dir(&src).unwrap() {
-            let e = e.unwrap();
-            let (s, d) = (e.path(), dst.join(e.file_name()));
-            if e.file_type().unwrap().is_dir() {
-                stack.push((s, d));
-            } else {
-                std::fs::copy(&s, &d).unwrap();
-            }
-        }
-    }
 }
 
 fn cmd(repo: &Path) -> Command {

@@ -5,13 +5,13 @@
 //! the JSON reports must be byte-identical, but for what says how the work was done
 //! (timings, the scan's counts, whether a kept map served).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ContentBlock};
+use common::{call, copy_dir, json_of, mcp_client};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
 /// The report's fields that say how a map was made rather than what it is.
@@ -76,22 +76,6 @@ fn caches() -> tempfile::TempDir {
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    let mut stack = vec![(from.to_path_buf(), to.to_path_buf())];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst).unwrap();
-        for e in std::fs::read_dir(&src).unwrap() {
-            let e = e.unwrap();
-            let (s, d) = (e.path(), dst.join(e.file_name()));
-            if e.file_type().unwrap().is_dir() {
-                stack.push((s, d));
-            } else {
-                std::fs::copy(&s, &d).unwrap();
-            }
-        }
-    }
 }
 
 /// A copy of `fixtures/{name}`, marked as a project (the server serves only projects).
@@ -233,31 +217,10 @@ fn what_it_is(mut report: Value) -> Value {
     report
 }
 
-async fn server(home: &Path) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-    cmd.arg("mcp")
-        .env_remove("RUST_LOG")
-        .env_remove("REPO_MAPPER_CACHE_DIR")
-        .env("XDG_CACHE_HOME", home);
-    ().serve(TokioChildProcess::new(cmd).unwrap())
-        .await
-        .expect("the server initialises")
-}
-
 /// The server's answer as the CLI's JSON would give it: the map put back into the
 /// report, and the server's own field (`token_limit`) taken out.
 async fn server_report(client: &RunningService<RoleClient, ()>, args: Value) -> Value {
-    let params =
-        CallToolRequestParams::new("repo_map").with_arguments(args.as_object().unwrap().clone());
-    let result = client
-        .call_tool(params)
-        .await
-        .expect("the call is answered");
-    let ContentBlock::Text(text) = &result.content[0] else {
-        panic!("not text: {result:?}");
-    };
-    assert_ne!(result.is_error, Some(true), "{}", text.text);
-    let answer: Value = serde_json::from_str(&text.text).unwrap();
+    let answer = json_of(&call(client, "repo_map", args).await);
     let mut report = answer["report"].clone();
     let fields = report.as_object_mut().unwrap();
     fields.remove("token_limit");
@@ -381,7 +344,7 @@ async fn every_map_is_the_same_cold_warm_repacked_and_served() {
                 let got = cli_report(&root, &Cache::Home(home.clone()), &args);
                 assert_same(&fresh[i], &got, &what("warm after a repack"));
             }
-            let client = server(&home).await;
+            let client = mcp_client(&home, &[]).await;
             for call in ["the server's first call", "the server's warm call"] {
                 for (i, request) in repo.requests.iter().enumerate() {
                     let got = server_report(&client, request.tool_args(&root, profile)).await;

@@ -2,18 +2,17 @@
 //! process's stdin and stdout, as an agent runs it. The official Python SDK's client runs
 //! the same checks in `cargo xtask mcp-client` (CI runs both).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
+use common::{TEST_CACHE_HOME, call, json_of, mcp_client, text};
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::model::CallToolRequestParams;
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-
-/// The per-user cache home of the binaries these tests run (behaviour.md §5.2.1): under
-/// the target directory, never the developer's own.
-const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,34 +37,7 @@ fn repo() -> tempfile::TempDir {
 }
 
 async fn client(args: &[&str]) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_repo-mapper"));
-    cmd.arg("mcp")
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
-    let transport = TokioChildProcess::new(cmd).unwrap();
-    ().serve(transport).await.expect("the server initialises")
-}
-
-async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> CallToolResult {
-    let args = args.as_object().unwrap().clone();
-    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    client
-        .call_tool(params)
-        .await
-        .expect("the call is answered")
-}
-
-fn text(result: &CallToolResult) -> &str {
-    match &result.content[0] {
-        ContentBlock::Text(t) => &t.text,
-        other => panic!("not text: {other:?}"),
-    }
-}
-
-fn json_of(result: &CallToolResult) -> Value {
-    assert_ne!(result.is_error, Some(true), "{}", text(result));
-    serde_json::from_str(text(result)).unwrap()
+    mcp_client(Path::new(TEST_CACHE_HOME), args).await
 }
 
 /// The `outline` tool's answer to `args`, as JSON (it must not be an error).

@@ -4,16 +4,13 @@
 //! tools say so. The server runs under a 4 GiB address-space limit, so a call whose memory
 //! grows with the file's size squared kills it (and fails the test) instead of the machine.
 
+mod common;
+
 use std::io::Write;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use common::{TEST_CACHE_HOME, call, json_of, serve, text};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
-use serde_json::{Value, json};
-
-/// The per-user cache home of the binaries these tests run: under the target directory.
-const TEST_CACHE_HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/xdg-cache");
+use serde_json::json;
 
 /// A minified script of about `size` bytes on one line (`f<i>` functions, `v<i>` values,
 /// `K<i>` classes with a method `m<i>`).
@@ -53,29 +50,7 @@ async fn client() -> RunningService<RoleClient, ()> {
         .arg(env!("CARGO_BIN_EXE_repo-mapper"))
         .env_remove("RUST_LOG")
         .env("XDG_CACHE_HOME", TEST_CACHE_HOME);
-    let transport = TokioChildProcess::new(cmd).unwrap();
-    ().serve(transport).await.expect("the server initialises")
-}
-
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let args = args.as_object().unwrap().clone();
-    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(args);
-    client
-        .call_tool(params)
-        .await
-        .expect("the call is answered (the server lives)")
-}
-
-fn text(result: &CallToolResult) -> &str {
-    match &result.content[0] {
-        ContentBlock::Text(t) => &t.text,
-        other => panic!("not text: {other:?}"),
-    }
-}
-
-fn json_of(result: &CallToolResult) -> Value {
-    assert_ne!(result.is_error, Some(true), "{}", text(result));
-    serde_json::from_str(text(result)).unwrap()
+    serve(cmd).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
