@@ -160,28 +160,33 @@ fn check(line: &[u8]) -> Verdict {
             return Verdict::Bad(format!("not UTF-8 (byte {})", e.valid_up_to() + 1));
         }
     };
-    // serde_json skips an ignored value without a recursion limit: the line is JSON
-    // however deep it nests, and its depth is measured next.
-    match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        Ok(_) => {}
-        Err(e) if e.is_syntax() || e.is_eof() => return Verdict::Bad(format!("not JSON ({e})")),
-        Err(_) => return Verdict::Pass,
+    // Most lines are messages rmcp reads: read once, as rmcp will read them; the other
+    // checks are for the lines that are not.
+    let message = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text);
+    if message.is_err() {
+        // serde_json skips an ignored value without a recursion limit (which the typed
+        // reading counts as a syntax error): whether the line is JSON however deep it
+        // nests, and how deep.
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return Verdict::Bad(format!("not JSON ({e})"));
+        }
+        let depth = nesting_depth(text.as_bytes());
+        if depth > MAX_DEPTH {
+            return Verdict::TooDeep(deep(text, depth));
+        }
     }
-    match nesting_depth(text.as_bytes()) {
-        depth if depth > MAX_DEPTH => Verdict::TooDeep(deep(text, depth)),
-        _ => match unversioned_initialize(text) {
-            Some(id) => Verdict::Unversioned(id),
-            None => readable(text),
-        },
+    if let Some(id) = unversioned_initialize(text) {
+        return Verdict::Unversioned(id);
+    }
+    match message {
+        Ok(_) => Verdict::Pass,
+        Err(e) => unreadable(text, &e),
     }
 }
 
-/// [`Verdict::Pass`] when rmcp reads `text` (JSON nested no deeper than it reads) as a
-/// client's message, else [`Verdict::Unreadable`].
-fn readable(text: &str) -> Verdict {
-    let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text) else {
-        return Verdict::Pass;
-    };
+/// [`Verdict::Unreadable`] for `text`, JSON nested no deeper than rmcp reads that rmcp's
+/// reading refused with `e`.
+fn unreadable(text: &str, e: &serde_json::Error) -> Verdict {
     let mut why = e.to_string();
     if let Some((cut, _)) = why.char_indices().nth(MAX_REASON) {
         why.truncate(cut);
