@@ -54,9 +54,24 @@ pub(super) fn changed_definitions(dir: &Path, task: &Task) -> Result<Vec<Definit
     ];
     args.extend(task.modified.iter().map(String::as_str));
     let diff = git(dir, &args)?;
+    diff_definitions(dir, &diff, false, &task.modified)
+}
+
+/// The definitions a unified diff (`diff`, `-U0` or `with_context`; read against the work tree `dir`, which must
+/// hold its old side) changes in the files of `modified`, in (file, line, name) order.
+pub(super) fn diff_definitions(
+    dir: &Path,
+    diff: &str,
+    with_context: bool,
+    modified: &[String],
+) -> Result<Vec<Definition>> {
     let mut defs = Vec::new();
-    for (file, lines) in changed_old_lines(&diff) {
-        if !task.modified.contains(&file) {
+    let hunks = match with_context {
+        true => patch_old_lines(diff),
+        false => changed_old_lines(diff),
+    };
+    for (file, lines) in hunks {
+        if !modified.contains(&file) {
             continue;
         }
         let path = dir.join(&file);
@@ -100,6 +115,47 @@ pub(super) fn changed_old_lines(diff: &str) -> BTreeMap<String, Vec<u32>> {
                 n => lines.extend(start..start + n),
             }
         }
+    }
+    out
+}
+
+/// The old-side lines a patch with context (`git diff`'s default, SWE-bench's patches)
+/// changes, read from its hunks' bodies: every removed line; for a run of added lines
+/// with none removed, the old line it follows. Context lines are not changes.
+pub(super) fn patch_old_lines(patch: &str) -> BTreeMap<String, Vec<u32>> {
+    let mut out: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    // The next old line, and whether the current run of changes removed a line.
+    let (mut old, mut removed) = (0u32, false);
+    for line in patch.lines() {
+        if line.starts_with("diff --git ") {
+            file = None;
+        } else if let Some(path) = line.strip_prefix("--- a/") {
+            file = Some(path.trim_end().to_owned());
+        } else if line.starts_with("--- ") || line.starts_with("+++ ") {
+            continue;
+        } else if let Some(hunk) = line.strip_prefix("@@ -") {
+            let range = hunk.split([' ', ',']).next().unwrap_or_default();
+            (old, removed) = (range.parse().unwrap_or(1), false);
+        } else if let Some(f) = &file {
+            match line.as_bytes().first() {
+                Some(b'-') => {
+                    out.entry(f.clone()).or_default().push(old);
+                    (old, removed) = (old + 1, true);
+                }
+                Some(b'+') if !removed => {
+                    out.entry(f.clone())
+                        .or_default()
+                        .push(old.saturating_sub(1));
+                    removed = true;
+                }
+                Some(b'+') | Some(b'\\') => {}
+                _ => (old, removed) = (old + 1, false),
+            }
+        }
+    }
+    for lines in out.values_mut() {
+        lines.dedup();
     }
     out
 }

@@ -19,6 +19,7 @@ mod bm25;
 mod defs;
 mod history;
 mod score;
+mod swebench;
 mod systems;
 
 use std::collections::HashMap;
@@ -51,6 +52,14 @@ struct Args {
     relevance: Relevance,
     /// Only print each repository's tasks (commit and modified files), measure nothing.
     list_tasks: bool,
+    /// SWE-bench instances to answer instead of commit histories (issue 45).
+    swebench: Option<PathBuf>,
+    /// Which part of the SWE-bench instances: development, held out, or all.
+    split: swebench::Split,
+    /// Leave stock Aider out of a SWE-bench run.
+    no_aider: bool,
+    /// Whether `--out` was given (a SWE-bench run has its own default).
+    out_given: bool,
 }
 
 /// Everything one run measured.
@@ -107,6 +116,9 @@ pub(crate) fn run(rest: &[String]) -> Result<()> {
         return rerun_optimised(rest);
     }
     let args = parse(rest)?;
+    if let Some(data) = &args.swebench {
+        return run_swebench(&args, data);
+    }
     let previous = args.reuse_aider.as_deref().map(load).transpose()?;
     let mut artifact = Artifact {
         aider: "aider-chat 0.86.2 (stock)".into(),
@@ -143,6 +155,45 @@ pub(crate) fn run(rest: &[String]) -> Result<()> {
     let (report, _) = report(&artifact);
     println!("{report}");
     eprintln!("relevance: wrote {}", args.out.display());
+    Ok(())
+}
+
+/// `--swebench FILE`: the issue-localization suite (`swebench`).
+fn run_swebench(args: &Args, data: &Path) -> Result<()> {
+    let reuse: Option<swebench::Report> = match &args.reuse_aider {
+        Some(p) => Some(serde_json::from_str(&std::fs::read_to_string(p)?)?),
+        None => None,
+    };
+    let mut report = swebench::Report {
+        repo_mapper_commit: head_commit(),
+        split: format!("{:?}", args.split),
+        relevance: format!("{:?}", args.relevance),
+        ..Default::default()
+    };
+    let opts = swebench::Options {
+        data,
+        mirror: &args.mirror,
+        split: args.split,
+        repos: &args.repos,
+        no_aider: args.no_aider,
+        reuse: reuse.as_ref(),
+        relevance: args.relevance,
+    };
+    swebench::run(&opts, &mut report)?;
+    let out = match args.out_given {
+        true => args.out.clone(),
+        false => swebench::default_out(),
+    };
+    std::fs::create_dir_all(out.parent().context("output directory")?)?;
+    std::fs::write(&out, serde_json::to_string(&report)?)?;
+    for budget in BUDGETS {
+        println!("{}", swebench::tables(&report, budget));
+    }
+    eprintln!(
+        "relevance: wrote {} ({} skipped)",
+        out.display(),
+        report.skipped.len()
+    );
     Ok(())
 }
 
@@ -191,6 +242,10 @@ fn parse(rest: &[String]) -> Result<Args> {
         out: workspace_root().join("target/relevance/relevance.json"),
         relevance: Relevance::MEASURED,
         list_tasks: false,
+        swebench: None,
+        split: swebench::Split::Dev,
+        no_aider: false,
+        out_given: false,
     };
     let mut it = rest.iter();
     while let Some(flag) = it.next() {
@@ -200,13 +255,20 @@ fn parse(rest: &[String]) -> Result<Args> {
             "--commits" => args.commits = value()?.parse()?,
             "--skip" => args.skip = value()?.parse()?,
             "--repo" => args.repos.push(value()?.clone()),
-            "--out" => args.out = PathBuf::from(value()?),
+            "--out" => {
+                args.out = PathBuf::from(value()?);
+                args.out_given = true;
+            }
+            "--swebench" => args.swebench = Some(PathBuf::from(value()?)),
+            "--split" => args.split = swebench::Split::parse(value()?)?,
+            "--no-aider" => args.no_aider = true,
             "--reuse-aider" => args.reuse_aider = Some(PathBuf::from(value()?)),
             "--set" => set_relevance(&mut args.relevance, value()?)?,
             "--list-tasks" => args.list_tasks = true,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
-                 [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]... [--list-tasks]"
+                 [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]... [--list-tasks] \
+                 [--swebench FILE [--split dev|held-out|all] [--no-aider]]"
             ),
         }
     }
