@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod clues;
 mod csr;
 mod cxxsort;
 mod graph;
@@ -18,10 +19,11 @@ mod stages;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+pub use clues::{Clues, MAX_CLUES};
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
 pub use rank::{graph_edges, rank, rank_with};
-pub use relevance::{Relevance, is_auxiliary, query_terms};
+pub use relevance::{Relevance, is_auxiliary, query_term_counts, query_terms};
 pub use repo_mapper_tags::{CountedTags, Dialect, NameIds, RefCounts, Tag, TagKind, Terms};
 pub use reuse::RankIndex;
 
@@ -131,11 +133,17 @@ pub struct RankRequest<'a> {
     /// The terms of the user's message ([`query_terms`]), read by
     /// [`RankConfig::relevance`]'s lexical score; the SPEC's ranking ignores them.
     pub query: Vec<&'a str>,
+    /// Per term of [`query`](RankRequest::query): its weight in the full-text score;
+    /// empty (or shorter): 1.
+    pub query_weights: Vec<f64>,
     /// Per file of [`files`](RankRequest::files), in its order: how strongly the
     /// repository's history ties it to the chat files (the commits that changed both);
     /// empty: no history (nor is a list of another length read). Read in fusion only
     /// ([`Relevance::co_change_weight`]).
     pub co_change: Vec<f64>,
+    /// What the user's text points at ([`Clues`]): read in fusion only
+    /// ([`Relevance::clue_weight`]).
+    pub clues: Option<&'a Clues>,
     /// List only the best this many definitions, in order, and stop there: a caller that
     /// reads only the head of the list (a map's budget search) need not sort and list a
     /// million definitions. Ignored (the whole list is made) when something is moved

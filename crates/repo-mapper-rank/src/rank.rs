@@ -12,6 +12,7 @@ use rayon::iter::{
 use rayon::slice::ParallelSliceMut;
 use repo_mapper_tags::fxhash::FxBuildHasher;
 
+use crate::clues::clue_scores;
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
 use crate::index::{TagIndex, name_order, tag_at};
@@ -171,6 +172,8 @@ struct Prepared<'r, 'a> {
     forced: Vec<&'a str>,
     /// Per file: lexical score against the message's terms, 0–1 (empty when not read).
     lexical: Vec<f64>,
+    /// Per file: how strongly the request's clues point at it (empty when not read).
+    clues: Vec<f64>,
     /// Per file: use of the chat files' definitions, 0–1 (empty when not read).
     callers: Vec<f64>,
     /// Per file: whether it is auxiliary ([`is_auxiliary`]), as a kept index keeps it
@@ -227,9 +230,27 @@ fn prepare<'r, 'a>(
                 &fresh
             }
         };
-        full_text_scores(files, path_words, &request.query, relevance.path_weight)
+        full_text_scores(
+            files,
+            path_words,
+            &request.query,
+            &request.query_weights,
+            relevance.path_weight,
+        )
     } else {
         lexical_scores(files, &index, &request.query, relevance.path_weight)
+    };
+    let reads_clues = relevance.reads_clues();
+    let clues = match request.clues {
+        Some(clues) if reads_clues => clue_scores(files, &index, clues),
+        _ => Vec::new(),
+    };
+    let mut lexical = lexical;
+    boost_by_clues(&mut lexical, &clues, relevance.clue_boost);
+    let clues = if relevance.clue_weight > 0.0 {
+        clues
+    } else {
+        Vec::new()
     };
     let callers = if relevance.callers() && chat.iter().any(|&c| c) {
         caller_scores(&index, &chat)
@@ -255,9 +276,22 @@ fn prepare<'r, 'a>(
         file_pers,
         forced: anchors.forced,
         lexical,
+        clues,
         callers,
         auxiliary,
         timings,
+    }
+}
+
+/// [`Relevance::clue_boost`]: each file's lexical score × `1 + boost × its clue score
+/// relative to the best`.
+fn boost_by_clues(lexical: &mut [f64], clues: &[f64], boost: f64) {
+    let best = clues.iter().copied().fold(0.0, f64::max);
+    if boost == 0.0 || best == 0.0 || lexical.len() != clues.len() {
+        return;
+    }
+    for (l, c) in lexical.iter_mut().zip(clues) {
+        *l *= 1.0 + boost * c / best;
     }
 }
 
@@ -344,7 +378,8 @@ fn reweigh_definitions(
 ) -> Option<Vec<f64>> {
     // One score per file, or none read.
     let co_change = relevance.co_change_weight > 0.0 && request.co_change.len() == prep.files.len();
-    let fused = relevance.fusion_k > 0.0 && (!prep.lexical.is_empty() || co_change);
+    let fused = relevance.fusion_k > 0.0
+        && (!prep.lexical.is_empty() || co_change || prep.clues.iter().any(|&c| c > 0.0));
     // Fused, the order already spreads the map over files (D9): no breadth.
     let breadth = if fused { 1.0 } else { relevance.breadth };
     spread_within_files(def_ranks, prep, breadth);
@@ -391,6 +426,9 @@ fn reweigh_definitions(
         let mut orders = vec![(down(&prep.lexical), relevance.fusion_weight)];
         if co_change {
             orders.push((down(&request.co_change), relevance.co_change_weight));
+        }
+        if !prep.clues.is_empty() {
+            orders.push((down(&prep.clues), relevance.clue_weight));
         }
         return Some(fuse_by_place(def_ranks, &prep.copies, &orders, relevance));
     }

@@ -60,6 +60,16 @@ pub struct Relevance {
     /// co-change: how often each file changed in the same commits as the chat files
     /// ([`RankRequest::co_change`](crate::RankRequest::co_change)); 0: not read.
     pub co_change_weight: f64,
+    /// The weight in reciprocal-rank fusion ([`Relevance::fusion_k`]) of the order by
+    /// what the request's [`Clues`](crate::Clues) point at (paths, modules, the definers
+    /// of named symbols); 0: not read.
+    pub clue_weight: f64,
+    /// Each file's lexical score is multiplied by `1 + clue_boost × its clue score
+    /// relative to the best` (the clues of [`Relevance::clue_weight`]); 0: no change.
+    pub clue_boost: f64,
+    /// A query term's weight in the full-text score is its count in the message raised
+    /// to this power ([`RankRequest::query_weights`](crate::RankRequest)); 0: each once.
+    pub term_counts: f64,
     /// When files are ordered by fusion, a definition ranks at its file's fused score
     /// times (its rank / the file's best)^`fused_within`: below 1 a matching file's
     /// further definitions come before other files' best; 1: their ratios as ranked.
@@ -87,6 +97,9 @@ impl Relevance {
         fusion_k: 0.0,
         fusion_weight: 1.0,
         co_change_weight: 0.0,
+        clue_weight: 0.0,
+        clue_boost: 0.0,
+        term_counts: 0.0,
         fused_within: 1.0,
         def_boost: 0.0,
         signatures: false,
@@ -102,8 +115,11 @@ impl Relevance {
         breadth: 0.3,
         full_text: true,
         fusion_k: 10.0,
-        fusion_weight: 2.0,
+        fusion_weight: 4.0,
         co_change_weight: 2.0,
+        clue_weight: 0.0,
+        clue_boost: 0.0,
+        term_counts: 1.0,
         fused_within: 0.25,
         def_boost: 30.0,
         signatures: true,
@@ -112,6 +128,11 @@ impl Relevance {
     /// Whether the caller score is read.
     pub(crate) fn callers(&self) -> bool {
         self.caller_boost != 0.0
+    }
+
+    /// Whether a request's [`Clues`](crate::Clues) are read.
+    pub fn reads_clues(&self) -> bool {
+        self.clue_weight > 0.0 || self.clue_boost > 0.0
     }
 
     /// Whether the lexical score is read (whether a request's `query` matters).
@@ -139,6 +160,21 @@ impl Default for Relevance {
 /// assert_eq!(terms, ["add_cell", "cell", "padding", "row", "table", "tablerow"]);
 /// ```
 pub fn query_terms(message: &str) -> Vec<String> {
+    query_term_counts(message)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect()
+}
+
+/// [`query_terms`], each with how often the message has it.
+///
+/// ```
+/// use repo_mapper_rank::query_term_counts;
+///
+/// let counts = query_term_counts("table rows: a table of tables");
+/// assert_eq!(counts, [("row".to_owned(), 1), ("table".to_owned(), 3)]);
+/// ```
+pub fn query_term_counts(message: &str) -> Vec<(String, u32)> {
     let mut terms = Vec::new();
     code_words(message, &mut |part| {
         if !is_stop_word(part) {
@@ -146,8 +182,14 @@ pub fn query_terms(message: &str) -> Vec<String> {
         }
     });
     terms.sort_unstable();
-    terms.dedup();
-    terms
+    let mut counts: Vec<(String, u32)> = Vec::new();
+    for t in terms {
+        match counts.last_mut() {
+            Some((last, n)) if *last == t => *n += 1,
+            _ => counts.push((t, 1)),
+        }
+    }
+    counts
 }
 
 /// Per file, how well its path and defined names match `terms`, relative to the best
@@ -215,6 +257,7 @@ pub(crate) fn full_text_scores(
     files: &[FileTags<'_>],
     path_words: &[Terms],
     terms: &[&str],
+    weights: &[f64],
     path_weight: f64,
 ) -> Vec<f64> {
     let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
@@ -245,7 +288,11 @@ pub(crate) fn full_text_scores(
             let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg.max(1e-9));
             tf.iter()
                 .zip(&idf)
-                .map(|(&f, idf)| idf * f * (BM25_K1 + 1.0) / (f + norm))
+                .enumerate()
+                .map(|(t, (&f, idf))| {
+                    let w = weights.get(t).copied().unwrap_or(1.0);
+                    w * idf * f * (BM25_K1 + 1.0) / (f + norm)
+                })
                 .sum()
         })
         .collect();
@@ -386,9 +433,20 @@ const AUXILIARY_DIRS: &[&str] = &[
     "docs",
     "example",
     "examples",
+    // Vendored code: another project's, copied in.
+    "vendor",
+    "vendored",
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "extern",
+    "node_modules",
+    "bower_components",
 ];
 
-/// Whether `path` looks like a test, documentation, example or benchmark file.
+/// Whether `path` looks like a test, documentation, example or benchmark file, or a
+/// vendored one (in a `vendor`, `third_party`, `extern`, `node_modules` … directory, a
+/// minified `.min.` file, a copy of jQuery).
 ///
 /// ```
 /// use repo_mapper_rank::is_auxiliary;
@@ -424,6 +482,9 @@ pub fn is_auxiliary(path: &str) -> bool {
         || stem.eq_ignore_ascii_case(b"conftest")
         || holds(".test.")
         || holds(".spec.")
+        || holds(".min.")
+        || stem.eq_ignore_ascii_case(b"jquery")
+        || starts("jquery-")
 }
 
 #[cfg(test)]
@@ -448,6 +509,10 @@ mod tests {
             "CART_TEST.go",
             "app.Test.js",
             "conftest.py",
+            "pkg/extern/configobj/validate.py",
+            "web/static/app.min.js",
+            "sphinx/themes/basic/static/jquery-3.5.1.js",
+            "third_party/zlib/inflate.c",
         ] {
             assert!(is_auxiliary(path), "{path}");
         }
@@ -456,6 +521,8 @@ mod tests {
             "src/contest.py",
             "attest.rs",
             "spectacle/x.py",
+            "src/vendors.py",
+            "lib/external.rs",
         ] {
             assert!(!is_auxiliary(path), "{path}");
         }

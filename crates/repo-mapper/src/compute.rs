@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use repo_mapper_rank::{FileTags, RankRequest, Ranking, query_terms, rank};
+use repo_mapper_rank::{Clues, FileTags, RankRequest, Ranking, query_term_counts, rank};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OnParse, OpenOptions, PackAhead, Parsed, Problem, ScanOptions, ScanOutput, ScanProgress,
@@ -97,6 +97,24 @@ impl Admitted {
     }
 }
 
+/// Gives `ranked` the message's terms (weighted by their counts raised to `power`; 0:
+/// unweighted) and clues.
+fn attach_hints<'a>(
+    ranked: &mut RankRequest<'a>,
+    terms: &'a [(String, u32)],
+    clues: Option<&'a Clues>,
+    power: f64,
+) {
+    ranked.query = terms.iter().map(|(t, _)| t.as_str()).collect();
+    if power != 0.0 {
+        ranked.query_weights = terms
+            .iter()
+            .map(|&(_, n)| f64::from(n).powf(power))
+            .collect();
+    }
+    ranked.clues = clues;
+}
+
 /// Frees what a computation read, on a thread of its own: a one-off map's tags are
 /// millions of small allocations on a large repository (about 60 ms of the Linux tree's
 /// warm run), and the answer need not wait for them. Freed in place when no thread can
@@ -109,6 +127,24 @@ fn release<T: Send + 'static>(value: T) {
 }
 
 impl RepoMap {
+    /// The message's terms, each with its count, and its clues: what this profile's
+    /// ranking reads of it (nothing when it reads no terms).
+    fn message_hints(
+        &self,
+        request: &MapRequest,
+        reads_terms: bool,
+    ) -> (Vec<(String, u32)>, Option<Clues>) {
+        let Some(message) = request.message.as_deref().filter(|_| reads_terms) else {
+            return (Vec::new(), None);
+        };
+        let clues = self
+            .config
+            .relevance()
+            .reads_clues()
+            .then(|| Clues::of(message));
+        (query_term_counts(message), clues)
+    }
+
     /// Scan, rank, fit: one uncached computation within `budget` tokens, of the files
     /// admitted (with how many were checked) since `started`.
     pub(crate) fn compute(
@@ -137,12 +173,10 @@ impl RepoMap {
             admitted_names,
             self.config.dialect(),
         );
-        let terms = match request.message.as_deref() {
-            Some(message) if reads_terms => query_terms(message),
-            _ => Vec::new(),
-        };
+        let (terms, clues) = self.message_hints(request, reads_terms);
         let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
-        ranked.query = terms.iter().map(String::as_str).collect();
+        let power = self.config.relevance().term_counts;
+        attach_hints(&mut ranked, &terms, clues.as_ref(), power);
         if let Some(history) = history {
             ranked.co_change = co_change(history, &ranked.files);
         }

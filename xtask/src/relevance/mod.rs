@@ -58,6 +58,8 @@ struct Args {
     split: swebench::Split,
     /// Leave stock Aider out of a SWE-bench run.
     no_aider: bool,
+    /// Where a SWE-bench run checks its repositories out.
+    clones: PathBuf,
     /// Whether `--out` was given (a SWE-bench run has its own default).
     out_given: bool,
 }
@@ -130,6 +132,7 @@ pub(crate) fn run(rest: &[String]) -> Result<()> {
         ..Artifact::default()
     };
     let mut runner = Runner::new(previous.as_ref(), args.relevance)?;
+    runner.no_aider = args.no_aider;
     let clones = workspace_root().join("target/relevance/repos");
     for repo in REPOS
         .iter()
@@ -173,6 +176,7 @@ fn run_swebench(args: &Args, data: &Path) -> Result<()> {
     let opts = swebench::Options {
         data,
         mirror: &args.mirror,
+        clones: &args.clones,
         split: args.split,
         repos: &args.repos,
         no_aider: args.no_aider,
@@ -245,6 +249,7 @@ fn parse(rest: &[String]) -> Result<Args> {
         swebench: None,
         split: swebench::Split::Dev,
         no_aider: false,
+        clones: workspace_root().join("target/relevance/repos"),
         out_given: false,
     };
     let mut it = rest.iter();
@@ -262,13 +267,14 @@ fn parse(rest: &[String]) -> Result<Args> {
             "--swebench" => args.swebench = Some(PathBuf::from(value()?)),
             "--split" => args.split = swebench::Split::parse(value()?)?,
             "--no-aider" => args.no_aider = true,
+            "--clones" => args.clones = PathBuf::from(value()?),
             "--reuse-aider" => args.reuse_aider = Some(PathBuf::from(value()?)),
             "--set" => set_relevance(&mut args.relevance, value()?)?,
             "--list-tasks" => args.list_tasks = true,
             other => bail!(
                 "unknown flag `{other}`; usage: cargo xtask relevance [--mirror DIR] \
                  [--commits N] [--skip N] [--repo NAME]... [--reuse-aider FILE] [--out FILE] [--set KEY=VALUE]... [--list-tasks] \
-                 [--swebench FILE [--split dev|held-out|all] [--no-aider]]"
+                 [--no-aider] [--swebench FILE [--split dev|held-out|all] [--clones DIR]]"
             ),
         }
     }
@@ -292,6 +298,9 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "signatures" => r.signatures = value.parse()?,
         "fused_within" => r.fused_within = value.parse()?,
         "co_change_weight" => r.co_change_weight = value.parse()?,
+        "clue_weight" => r.clue_weight = value.parse()?,
+        "clue_boost" => r.clue_boost = value.parse()?,
+        "term_counts" => r.term_counts = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())
@@ -323,6 +332,8 @@ struct Runner {
     reused: HashMap<(String, String, String), (MentionRecord, Vec<Row>)>,
     ours_aider: Ours,
     ours_default: Ours,
+    /// Leave stock Aider and the aider profile out (`--no-aider`).
+    no_aider: bool,
 }
 
 impl Runner {
@@ -350,6 +361,7 @@ impl Runner {
             reused,
             ours_aider: Ours::new(Profile::Aider),
             ours_default: Ours::new(Profile::Default).with_relevance(relevance),
+            no_aider: false,
         })
     }
 
@@ -418,8 +430,18 @@ impl Runner {
             .cloned()
             .collect();
         let defs = &given.defs;
-        let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets, defs)?;
         let key = |system| [repo.name, task.commit.as_str(), scenario, system];
+        if self.no_aider {
+            let search = given.index.answer(q.message, q.chat);
+            for budget in BUDGETS {
+                let s = search.clone();
+                (artifact.rows).push(Row::score(key("bm25"), budget, &targets, defs, s));
+                let d = self.ours_default.ask(q, Hints::Message, budget);
+                (artifact.rows).push(Row::score(key("ours-default"), budget, &targets, defs, d));
+            }
+            return Ok(());
+        }
+        let (mentions, aider_rows) = self.aider_rows(repo, task, scenario, q, &targets, defs)?;
         // Reused rows hold the aider profile's too: it cannot change (the parity gate).
         let reused = aider_rows.iter().any(|r| r.system == "ours-aider");
         artifact.rows.extend(aider_rows);

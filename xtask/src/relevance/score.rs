@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::defs::{self, Definition};
-use super::history::is_source;
+use super::history::{is_source, is_test_or_doc};
 use super::systems::Answer;
 
 /// The systems, in table order.
@@ -42,6 +42,13 @@ pub(super) struct Row {
     /// The first ten source files of the ranked order (what `recall@k` reads).
     #[serde(default)]
     pub top_src: Vec<String>,
+    /// 1-based place of the first target, and the first ten, among the source files
+    /// that are not tests, docs or examples (`is_test_or_doc`): what SWE-bench's
+    /// Acc@k reads, its gold files being never tests.
+    #[serde(default)]
+    pub rank_code: Option<usize>,
+    #[serde(default)]
+    pub top_code: Vec<String>,
     /// Share of the targets the map shows.
     pub recall: f64,
     /// Share of the changed definitions in the targets that the map shows; `None` when
@@ -79,6 +86,7 @@ impl Row {
         };
         let all: Vec<&String> = answer.order.iter().collect();
         let src: Vec<&String> = answer.order.iter().filter(|f| is_source(f)).collect();
+        let code: Vec<&String> = src.iter().copied().filter(|f| !is_test_or_doc(f)).collect();
         let target_defs: Vec<&Definition> = defs
             .iter()
             .filter(|d| wanted.contains(d.file.as_str()))
@@ -94,6 +102,8 @@ impl Row {
             rank_all: first(&all),
             rank_src: first(&src),
             top_src: src.iter().take(TOP).map(|f| (*f).clone()).collect(),
+            rank_code: first(&code),
+            top_code: code.iter().take(TOP).map(|f| (*f).clone()).collect(),
             recall: shown as f64 / targets.len() as f64,
             def_recall,
             has_map: answer.map_text.is_some(),
@@ -110,6 +120,12 @@ impl Row {
 
     fn rr(rank: Option<usize>) -> f64 {
         rank.map_or(0.0, |r| 1.0 / r as f64)
+    }
+
+    /// Whether every target is among the first `k` source files that are not tests.
+    pub(super) fn all_in_code(&self, k: usize) -> bool {
+        let top = &self.top_code[..k.min(self.top_code.len())];
+        self.targets.iter().all(|t| top.contains(t))
     }
 
     /// Share of the targets among the first `k` ranked source files.
@@ -482,6 +498,8 @@ mod tests {
                 .map(|i| format!("{i}.py"))
                 .chain(["t.py".into()])
                 .collect(),
+            rank_code: None,
+            top_code: vec![],
             recall,
             def_recall: None,
             seconds: 0.0,
