@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use repo_mapper_rank::{
-    Dialect, FileTags, GraphEdge, PageRankOutcome, RankConfig, RankRequest, RankedItem, Ranking,
-    Relevance, Stage, Tag, TagKind, graph_edges, query_terms, rank,
+    Clues, Dialect, FileTags, GraphEdge, PageRankOutcome, RankConfig, RankRequest, RankedItem,
+    Ranking, Relevance, Stage, Tag, TagKind, graph_edges, query_term_counts, query_terms, rank,
 };
 
 // ---- helpers -------------------------------------------------------------------------
@@ -643,6 +643,68 @@ fn the_message_words_lift_the_files_whose_path_or_names_match() {
         listed(&plain),
         listed(&rank(&repo.request(), &RankConfig::default()))
     );
+}
+
+/// Issue 45 (D13, behaviour.md §7.5.11): in the full-text score a word counts as often
+/// as the message has it.
+#[test]
+fn a_word_the_message_repeats_weighs_its_count() {
+    let repo = Repo::new(&[
+        ("src/alpha.py", false, "def:Alpha"),
+        ("src/beta.py", false, "def:Beta"),
+        ("app.py", false, "ref:Alpha ref:Beta"),
+    ]);
+    let order_for = |message: &str| -> Vec<String> {
+        let counts = query_term_counts(message);
+        let mut req = repo.request();
+        req.query = counts.iter().map(|(t, _)| t.as_str()).collect();
+        req.query_weights = counts.iter().map(|&(_, n)| f64::from(n)).collect();
+        let ranking = rank(&req, &only(|r| *r = Relevance::MEASURED));
+        file_order(&ranking)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    let place = |order: &[String], f: &str| order.iter().position(|x| x == f).unwrap();
+    let beta = order_for("alpha beta beta beta");
+    assert!(
+        place(&beta, "src/beta.py") < place(&beta, "src/alpha.py"),
+        "{beta:?}"
+    );
+    let alpha = order_for("alpha alpha alpha beta");
+    assert!(
+        place(&alpha, "src/alpha.py") < place(&alpha, "src/beta.py"),
+        "{alpha:?}"
+    );
+}
+
+/// Issue 45 (behaviour.md §7.5.11): with `clue_weight`, the file that defines a symbol
+/// the text names joins the fusion ahead of a better-referenced one; without, the
+/// clues are not read.
+#[test]
+fn a_named_symbol_lifts_its_definer_when_clues_are_read() {
+    let repo = Repo::new(&[
+        (
+            "app.py",
+            false,
+            "ref:Table ref:Table ref:Cache ref:Cache ref:Cache",
+        ),
+        ("src/tables.py", false, "def:Table"),
+        ("src/store.py", false, "def:Cache"),
+    ]);
+    let clues = Clues::of("It crashes when a `Table` is empty");
+    let mut req = repo.request();
+    req.clues = Some(&clues);
+    let off = rank(&req, &only(|r| *r = Relevance::MEASURED));
+    assert_eq!(file_order(&off)[0], "src/store.py");
+    let on = rank(
+        &req,
+        &only(|r| {
+            *r = Relevance::MEASURED;
+            r.clue_weight = 1.0;
+        }),
+    );
+    assert_eq!(file_order(&on)[0], "src/tables.py");
 }
 
 /// Issue 24 (D12, behaviour.md §7.5.10): a file the tags say nothing of (no definitions)
