@@ -133,9 +133,10 @@ pub struct RankRequest<'a> {
     /// The terms of the user's message ([`query_terms`]), read by
     /// [`RankConfig::relevance`]'s lexical score; the SPEC's ranking ignores them.
     pub query: Vec<&'a str>,
-    /// Per term of [`query`](RankRequest::query): its weight in the full-text score;
-    /// empty (or shorter): 1.
-    pub query_weights: Vec<f64>,
+    /// Per term of [`query`](RankRequest::query): how often the message has it
+    /// ([`query_term_counts`]), read by [`Relevance::term_counts`]; empty (or shorter):
+    /// once.
+    pub query_counts: Vec<u32>,
     /// Per file of [`files`](RankRequest::files), in its order: how strongly the
     /// repository's history ties it to the chat files (the commits that changed both);
     /// empty: no history (nor is a list of another length read). Read in fusion only

@@ -234,23 +234,16 @@ fn prepare<'r, 'a>(
             files,
             path_words,
             &request.query,
-            &request.query_weights,
+            &request.query_counts,
+            relevance.term_counts,
             relevance.path_weight,
         )
     } else {
         lexical_scores(files, &index, &request.query, relevance.path_weight)
     };
-    let reads_clues = relevance.reads_clues();
     let clues = match request.clues {
-        Some(clues) if reads_clues => clue_scores(files, &index, clues),
+        Some(clues) if relevance.reads_clues() => clue_scores(files, &index, clues),
         _ => Vec::new(),
-    };
-    let mut lexical = lexical;
-    boost_by_clues(&mut lexical, &clues, relevance.clue_boost);
-    let clues = if relevance.clue_weight > 0.0 {
-        clues
-    } else {
-        Vec::new()
     };
     let callers = if relevance.callers() && chat.iter().any(|&c| c) {
         caller_scores(&index, &chat)
@@ -280,18 +273,6 @@ fn prepare<'r, 'a>(
         callers,
         auxiliary,
         timings,
-    }
-}
-
-/// [`Relevance::clue_boost`]: each file's lexical score × `1 + boost × its clue score
-/// relative to the best`.
-fn boost_by_clues(lexical: &mut [f64], clues: &[f64], boost: f64) {
-    let best = clues.iter().copied().fold(0.0, f64::max);
-    if boost == 0.0 || best == 0.0 || lexical.len() != clues.len() {
-        return;
-    }
-    for (l, c) in lexical.iter_mut().zip(clues) {
-        *l *= 1.0 + boost * c / best;
     }
 }
 

@@ -64,11 +64,9 @@ pub struct Relevance {
     /// what the request's [`Clues`](crate::Clues) point at (paths, modules, the definers
     /// of named symbols); 0: not read.
     pub clue_weight: f64,
-    /// Each file's lexical score is multiplied by `1 + clue_boost × its clue score
-    /// relative to the best` (the clues of [`Relevance::clue_weight`]); 0: no change.
-    pub clue_boost: f64,
-    /// A query term's weight in the full-text score is its count in the message raised
-    /// to this power ([`RankRequest::query_weights`](crate::RankRequest)); 0: each once.
+    /// A query term's weight in the full-text score is its count in the message
+    /// ([`RankRequest::query_counts`](crate::RankRequest::query_counts)) raised to this
+    /// power; 0: each once.
     pub term_counts: f64,
     /// When files are ordered by fusion, a definition ranks at its file's fused score
     /// times (its rank / the file's best)^`fused_within`: below 1 a matching file's
@@ -98,7 +96,6 @@ impl Relevance {
         fusion_weight: 1.0,
         co_change_weight: 0.0,
         clue_weight: 0.0,
-        clue_boost: 0.0,
         term_counts: 0.0,
         fused_within: 1.0,
         def_boost: 0.0,
@@ -118,7 +115,6 @@ impl Relevance {
         fusion_weight: 4.0,
         co_change_weight: 2.0,
         clue_weight: 0.0,
-        clue_boost: 0.0,
         term_counts: 1.0,
         fused_within: 0.25,
         def_boost: 30.0,
@@ -132,7 +128,7 @@ impl Relevance {
 
     /// Whether a request's [`Clues`](crate::Clues) are read.
     pub fn reads_clues(&self) -> bool {
-        self.clue_weight > 0.0 || self.clue_boost > 0.0
+        self.clue_weight > 0.0
     }
 
     /// Whether the lexical score is read (whether a request's `query` matters).
@@ -257,9 +253,14 @@ pub(crate) fn full_text_scores(
     files: &[FileTags<'_>],
     path_words: &[Terms],
     terms: &[&str],
-    weights: &[f64],
+    counts: &[u32],
+    power: f64,
     path_weight: f64,
 ) -> Vec<f64> {
+    // A term's weight: its count in the message raised to `power` (1 when not given).
+    let weights: Vec<f64> = (0..terms.len())
+        .map(|t| counts.get(t).map_or(1.0, |&n| f64::from(n).powf(power)))
+        .collect();
     let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
     let q = hashes.len();
     // Per file, one row: its length, then one frequency per term.
@@ -289,10 +290,7 @@ pub(crate) fn full_text_scores(
             tf.iter()
                 .zip(&idf)
                 .enumerate()
-                .map(|(t, (&f, idf))| {
-                    let w = weights.get(t).copied().unwrap_or(1.0);
-                    w * idf * f * (BM25_K1 + 1.0) / (f + norm)
-                })
+                .map(|(t, (&f, idf))| weights[t] * idf * f * (BM25_K1 + 1.0) / (f + norm))
                 .sum()
         })
         .collect();

@@ -658,7 +658,7 @@ fn a_word_the_message_repeats_weighs_its_count() {
         let counts = query_term_counts(message);
         let mut req = repo.request();
         req.query = counts.iter().map(|(t, _)| t.as_str()).collect();
-        req.query_weights = counts.iter().map(|&(_, n)| f64::from(n)).collect();
+        req.query_counts = counts.iter().map(|&(_, n)| n).collect();
         let ranking = rank(&req, &only(|r| *r = Relevance::MEASURED));
         file_order(&ranking)
             .into_iter()

@@ -97,21 +97,14 @@ impl Admitted {
     }
 }
 
-/// Gives `ranked` the message's terms (weighted by their counts raised to `power`; 0:
-/// unweighted) and clues.
+/// Gives `ranked` the message's terms, with their counts, and its clues.
 fn attach_hints<'a>(
     ranked: &mut RankRequest<'a>,
     terms: &'a [(String, u32)],
     clues: Option<&'a Clues>,
-    power: f64,
 ) {
     ranked.query = terms.iter().map(|(t, _)| t.as_str()).collect();
-    if power != 0.0 {
-        ranked.query_weights = terms
-            .iter()
-            .map(|&(_, n)| f64::from(n).powf(power))
-            .collect();
-    }
+    ranked.query_counts = terms.iter().map(|&(_, n)| n).collect();
     ranked.clues = clues;
 }
 
@@ -175,8 +168,7 @@ impl RepoMap {
         );
         let (terms, clues) = self.message_hints(request, reads_terms);
         let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
-        let power = self.config.relevance().term_counts;
-        attach_hints(&mut ranked, &terms, clues.as_ref(), power);
+        attach_hints(&mut ranked, &terms, clues.as_ref());
         if let Some(history) = history {
             ranked.co_change = co_change(history, &ranked.files);
         }

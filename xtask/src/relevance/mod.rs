@@ -299,7 +299,6 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "fused_within" => r.fused_within = value.parse()?,
         "co_change_weight" => r.co_change_weight = value.parse()?,
         "clue_weight" => r.clue_weight = value.parse()?,
-        "clue_boost" => r.clue_boost = value.parse()?,
         "term_counts" => r.term_counts = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
