@@ -146,7 +146,9 @@ fn generated() -> Repo {
             Request {
                 tokens: 512,
                 chat: Some("main.py"),
-                message: Some("relay_0 fails to match the validators; see check_5"),
+                message: Some(
+                    "relay_0 fails to match the validators; see check_5, then relay_0 again",
+                ),
             },
         ],
     }
