@@ -422,10 +422,12 @@ impl RowScopes {
             // Rows never exceed the line count (every '\n' ends a line); clamp anyway.
             let start = first_row.min(last);
             let end = last_row.clamp(start, last);
-            if headers == Headers::GrepAst || !is_body(&cursor, parents.last().copied()) {
+            let comment = headers == Headers::Signatures && is_comment(&node);
+            let body = headers == Headers::Signatures && is_body(&cursor, parents.last().copied());
+            if !comment && !body {
                 rows.add_node(start, end);
             }
-            if descend(first_row, last_row) && cursor.goto_first_child() {
+            if !comment && descend(first_row, last_row) && cursor.goto_first_child() {
                 parents.push(node.start_byte());
                 continue;
             }
@@ -494,6 +496,14 @@ fn is_body(cursor: &tree_sitter::TreeCursor<'_>, parent_start: Option<usize>) ->
         || kind.ends_with("body_statement")
         || kind.ends_with("declaration_list")
         || kind == "compound_statement"
+}
+
+/// Whether the node is a comment ([`Headers::Signatures`]): no scope, and nothing in it
+/// is. A Rust line comment ends on the next row (it holds its newline), so under
+/// grep-ast it is a scope of the definition below it, and the last line of a doc
+/// comment shows as that definition's header.
+fn is_comment(node: &tree_sitter::Node<'_>) -> bool {
+    node.kind().contains("comment")
 }
 
 /// A max-segment tree over `values` (−1 padding): the nodes, and the index of the first
@@ -663,6 +673,16 @@ mod tests {
         let (grep_ast, signatures) = both(code, Language::JavaScript, &[1]);
         assert!(grep_ast.contains("const y"), "{grep_ast}");
         assert_eq!(signatures, "⋮\n│function f(x) {\n⋮\n");
+    }
+
+    /// A doc comment is no header in signatures: under grep-ast its last line shows
+    /// above the function, cut from the rest of it.
+    #[test]
+    fn signatures_leave_out_the_last_line_of_a_doc_comment() {
+        let code = "struct S;\n\nimpl S {\n    /// Says hello\n    /// to everyone.\n    fn hello(&self) {\n        let x = 1;\n    }\n}\n";
+        let (grep_ast, signatures) = both(code, Language::Rust, &[5]);
+        assert!(grep_ast.contains("/// to everyone."), "{grep_ast}");
+        assert_eq!(signatures, "⋮\n│impl S {\n⋮\n│    fn hello(&self) {\n⋮\n");
     }
 
     /// A signature over several lines still shows them (its parameters are no body).

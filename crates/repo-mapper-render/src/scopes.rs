@@ -10,6 +10,12 @@ use crate::context::Headers;
 /// another format are never looked up.
 const FORMAT: u8 = 1;
 
+/// Which rules the walk that finds scopes follows (`Scopes::of_tree`); part of every
+/// [`ScopeKey`] and raised whenever the walk changes what a scope is, so that scopes
+/// stored by a binary with other rules are never looked up. 2: comments are no scope
+/// under [`Headers::Signatures`].
+const RULES: u8 = 2;
+
 /// A file's syntactic scopes, row by row: for each row where a syntax node starts, the
 /// furthest row such a node ends on and how many lines a header starting there shows.
 /// That is all of the parse a [`TreeContext`](crate::TreeContext) keeps.
@@ -107,8 +113,8 @@ pub trait ScopeCache: Send + Sync + std::fmt::Debug {
 }
 
 /// The key of a file's [`Scopes`]: a BLAKE3 hash of everything they depend on (the text
-/// as rendered, its language and that grammar's shape, the dialect, the [`Headers`] and
-/// the encoding's format).
+/// as rendered, its language and that grammar's shape, the dialect, the [`Headers`], the
+/// rules of the walk and the encoding's format).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ScopeKey(pub [u8; 32]);
 
@@ -117,7 +123,7 @@ impl ScopeKey {
     pub fn new(code: &str, language: Language, dialect: Dialect, headers: Headers) -> ScopeKey {
         let ts = grammar(language);
         let mut hasher = blake3::Hasher::new();
-        hasher.update(&[FORMAT, dialect as u8, headers as u8]);
+        hasher.update(&[FORMAT, RULES, dialect as u8, headers as u8]);
         hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
         hasher.update(language.name().as_bytes());
         for n in [
