@@ -4,7 +4,7 @@
 //! `crate::a::b`), and the symbols it names (identifiers in code spans and blocks,
 //! `snake_case`, `camelCase`, `call(`, a frame's function). Issue text carries these
 //! where a commit message rarely does; [`Relevance::clue_weight`](crate::Relevance)
-//! orders files by them in the default profile's fusion.
+//! orders files by them in the default profile's fusion (D17).
 //!
 //! Read in one pass over the text, each kind capped ([`MAX_CLUES`]), so a pasted log of
 //! megabytes costs linear time and a bounded list.

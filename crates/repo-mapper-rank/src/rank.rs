@@ -361,6 +361,10 @@ fn reweigh_definitions(
     let co_change = relevance.co_change_weight > 0.0 && request.co_change.len() == prep.files.len();
     let fused = relevance.fusion_k > 0.0
         && (!prep.lexical.is_empty() || co_change || prep.clues.iter().any(|&c| c > 0.0));
+    let unsteered = request.query.is_empty() && prep.personalization.is_empty();
+    if relevance.specific_unsteered && unsteered {
+        divide_by_definers(def_ranks, &prep.index);
+    }
     // Fused, the order already spreads the map over files (D9): no breadth.
     let breadth = if fused { 1.0 } else { relevance.breadth };
     spread_within_files(def_ranks, prep, breadth);
@@ -408,12 +412,20 @@ fn reweigh_definitions(
         if co_change {
             orders.push((down(&request.co_change), relevance.co_change_weight));
         }
-        if !prep.clues.is_empty() {
+        if !prep.clues.is_empty() && relevance.clue_weight > 0.0 {
             orders.push((down(&prep.clues), relevance.clue_weight));
         }
         return Some(fuse_by_place(def_ranks, &prep.copies, &orders, relevance));
     }
     None
+}
+
+/// [`Relevance::specific_unsteered`]: each definition's rank divided by the number of
+/// files that define its name.
+fn divide_by_definers(def_ranks: &mut [DefRank], index: &TagIndex<'_>) {
+    for d in def_ranks.iter_mut() {
+        d.rank /= index.definers(d.ident).len().max(1) as f64;
+    }
 }
 
 /// [`Relevance::def_boost`]: each definition × `1 + boost × the query terms its name

@@ -76,6 +76,15 @@ pub struct Relevance {
     /// `1 + def_boost × words matched`, so a matching file shows the definitions the
     /// message is about; 0: no change.
     pub def_boost: f64,
+    /// The message is read without what an issue template adds to it
+    /// ([`without_templates`](crate::without_templates): HTML comments, environment and
+    /// version sections).
+    pub without_templates: bool,
+    /// When nothing steers the ranking (no message words, chat files, mentions or
+    /// anchors), a definition's rank is divided by the number of files that define its
+    /// name: a name many files define (`is_empty`, `iter`, `new`) says little about the
+    /// file it is in.
+    pub specific_unsteered: bool,
     /// A definition is shown by its signature, not with grep-ast's header blocks (the
     /// first lines of its class's or its own body); the render crate's
     /// `Headers::Signatures`. Not a ranking setting: it is here to be measured with them.
@@ -99,6 +108,8 @@ impl Relevance {
         term_counts: 0.0,
         fused_within: 1.0,
         def_boost: 0.0,
+        without_templates: false,
+        specific_unsteered: false,
         signatures: false,
     };
 
@@ -114,10 +125,12 @@ impl Relevance {
         fusion_k: 10.0,
         fusion_weight: 4.0,
         co_change_weight: 2.0,
-        clue_weight: 0.0,
+        clue_weight: 0.5,
         term_counts: 1.0,
         fused_within: 0.25,
         def_boost: 30.0,
+        without_templates: true,
+        specific_unsteered: true,
         signatures: true,
     };
 

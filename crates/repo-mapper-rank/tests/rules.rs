@@ -678,9 +678,9 @@ fn a_word_the_message_repeats_weighs_its_count() {
     );
 }
 
-/// Issue 45 (behaviour.md §7.5.11): with `clue_weight`, the file that defines a symbol
-/// the text names joins the fusion ahead of a better-referenced one; without, the
-/// clues are not read.
+/// Issue 45 (behaviour.md §7.5.11): with `clue_weight` (0.5 in the measured ranking),
+/// the file that defines a symbol the text names joins the fusion ahead of a
+/// better-referenced one; at 0, the clues are not read.
 #[test]
 fn a_named_symbol_lifts_its_definer_when_clues_are_read() {
     let repo = Repo::new(&[
@@ -695,15 +695,15 @@ fn a_named_symbol_lifts_its_definer_when_clues_are_read() {
     let clues = Clues::of("It crashes when a `Table` is empty");
     let mut req = repo.request();
     req.clues = Some(&clues);
-    let off = rank(&req, &only(|r| *r = Relevance::MEASURED));
-    assert_eq!(file_order(&off)[0], "src/store.py");
-    let on = rank(
+    let off = rank(
         &req,
         &only(|r| {
             *r = Relevance::MEASURED;
-            r.clue_weight = 1.0;
+            r.clue_weight = 0.0;
         }),
     );
+    assert_eq!(file_order(&off)[0], "src/store.py");
+    let on = rank(&req, &only(|r| *r = Relevance::MEASURED));
     assert_eq!(file_order(&on)[0], "src/tables.py");
 }
 
@@ -1007,4 +1007,49 @@ proptest! {
         let again = rank(&req, &config);
         prop_assert_eq!(&again.entries, &ranking.entries);
     }
+}
+
+/// Issue 45 (behaviour.md §7.5.12): when nothing steers the ranking, a name three files
+/// define ranks by a third of its share, so a name one file defines comes first; a chat
+/// file or a message's words leave the shares as they are.
+#[test]
+fn a_name_many_files_define_weighs_less_when_nothing_steers() {
+    let spec = |chat: bool| {
+        Repo::new(&[
+            (
+                "app.py",
+                chat,
+                "ref:is_empty ref:is_empty ref:is_empty ref:parse_rows",
+            ),
+            ("src/a.py", false, "def:is_empty def:parse_rows"),
+            ("src/b.py", false, "def:is_empty"),
+            ("src/c.py", false, "def:is_empty"),
+        ])
+    };
+    let first_definition = |repo: &Repo, query: &[&str], relevance: Relevance| {
+        let mut req = repo.request();
+        req.query = query.to_vec();
+        let ranking = rank(&req, &only(|r| *r = relevance));
+        listed(&ranking)
+            .into_iter()
+            .find_map(|(_, _, name)| name.map(str::to_owned))
+            .unwrap()
+    };
+    let unsteered = spec(false);
+    assert_eq!(
+        first_definition(&unsteered, &[], Relevance::SPEC),
+        "is_empty"
+    );
+    assert_eq!(
+        first_definition(&unsteered, &[], Relevance::MEASURED),
+        "parse_rows"
+    );
+    let mut off = Relevance::MEASURED;
+    off.specific_unsteered = false;
+    assert_eq!(first_definition(&unsteered, &[], off), "is_empty");
+    let chat = spec(true);
+    assert_eq!(
+        first_definition(&chat, &[], Relevance::MEASURED),
+        "is_empty"
+    );
 }

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use repo_mapper_rank::{Clues, FileTags, RankRequest, Ranking, query_term_counts, rank};
+use repo_mapper_rank::{
+    Clues, FileTags, RankRequest, Ranking, query_term_counts, rank, without_templates,
+};
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OnParse, OpenOptions, PackAhead, Parsed, Problem, ScanOptions, ScanOutput, ScanProgress,
@@ -130,12 +132,14 @@ impl RepoMap {
         let Some(message) = request.message.as_deref().filter(|_| reads_terms) else {
             return (Vec::new(), None);
         };
-        let clues = self
-            .config
-            .relevance()
-            .reads_clues()
-            .then(|| Clues::of(message));
-        (query_term_counts(message), clues)
+        let relevance = self.config.relevance();
+        let message = if relevance.without_templates {
+            without_templates(message)
+        } else {
+            Cow::Borrowed(message)
+        };
+        let clues = relevance.reads_clues().then(|| Clues::of(&message));
+        (query_term_counts(&message), clues)
     }
 
     /// Scan, rank, fit: one uncached computation within `budget` tokens, of the files

@@ -300,6 +300,8 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "co_change_weight" => r.co_change_weight = value.parse()?,
         "clue_weight" => r.clue_weight = value.parse()?,
         "term_counts" => r.term_counts = value.parse()?,
+        "without_templates" => r.without_templates = value.parse()?,
+        "specific_unsteered" => r.specific_unsteered = value.parse()?,
         _ => bail!("unknown relevance setting `{key}`"),
     }
     Ok(())

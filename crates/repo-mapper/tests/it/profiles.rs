@@ -85,6 +85,27 @@ fn default_ranks_the_files_the_message_names_first() {
     }
 }
 
+/// Issue 45 (behaviour.md §7.5.13): the words of an issue template's environment
+/// section and its HTML comments are not read; the same words in the issue's prose are.
+#[test]
+fn default_reads_an_issue_without_its_template() {
+    let dir = shop();
+    let cart_words = "cart Cart carts, cart version 1.1";
+    let prose = format!("Invoice totals are rounded twice.\n\n{cart_words}\n");
+    assert_ne!(
+        first_file(dir.path(), Profile::Default, Some(&prose), 1024),
+        "app/billing.py"
+    );
+    let issue = format!(
+        "<!-- Describe the bug; name the cart you use -->\nInvoice totals are rounded \
+         twice.\n\n**Environment**\n\n- {cart_words}\n"
+    );
+    assert_eq!(
+        first_file(dir.path(), Profile::Default, Some(&issue), 1024),
+        "app/billing.py"
+    );
+}
+
 #[test]
 fn profiles_are_named_default_spec_and_aider() {
     let names: Vec<&str> = repo_mapper::PROFILES
