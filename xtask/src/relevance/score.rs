@@ -314,6 +314,12 @@ pub(super) fn goal(rows: &[Row], repos: &[String]) -> (String, bool) {
 
 /// The goal of issue 16, against stock Aider: lines of text, and whether it holds.
 fn aider_goal(rows: &[Row], repos: &[String]) -> (String, bool) {
+    if !rows.iter().any(|r| r.system == BASELINE) {
+        return (
+            "goal against Aider: not measured (Aider was not run)".into(),
+            false,
+        );
+    }
     let at = |b: usize| move |r: &Row| r.budget == b;
     let base = Means::of(
         rows.iter()
@@ -518,6 +524,14 @@ mod tests {
             r.rank_src = Some(3);
         }
         assert!(!aider_goal(&rows, &["r".into()]).1, "×1.33 is not enough");
+    }
+
+    /// A run without Aider (`--no-aider`) says so instead of dividing by nothing.
+    #[test]
+    fn the_aider_goal_without_aider_rows_is_not_measured() {
+        let rows = vec![row(CONTENDER, "a", 0.5, 1)];
+        let (text, ok) = aider_goal(&rows, &["r".into()]);
+        assert!(!ok && text.contains("not measured"), "{text}");
     }
 
     #[test]

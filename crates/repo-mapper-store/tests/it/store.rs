@@ -293,11 +293,14 @@ fn second_opener_waits_then_uses_memory_and_still_gets_the_tags() {
 fn a_holder_that_writes_is_waited_for() {
     let repo = Repo::new();
     repo.write("a.py", A);
-    let first = open_store(&repo.cache(), &opts());
+    // A `lock_wait` of 400 ms, not `opts()`'s 100: one write's flush can stall for more
+    // than 100 ms on a loaded machine, which would look like a holder gone quiet.
+    let opts = OpenOptions::waiting(Duration::from_millis(400), Duration::from_secs(10));
+    let first = open_store(&repo.cache(), &opts);
     assert!(first.fallback.is_none());
     let writer = std::thread::spawn(move || {
-        // 600 ms of writes, every 30 ms: six times the 100 ms `lock_wait`.
-        for i in 0..20u8 {
+        // 1.5 s of writes, every 30 ms: almost four times the 400 ms `lock_wait`.
+        for i in 0..50u8 {
             let entry = (vec![b'k', i], vec![i; 4096]);
             first.store.put_batch(vec![entry]).unwrap();
             first.store.flush().unwrap();
@@ -306,14 +309,14 @@ fn a_holder_that_writes_is_waited_for() {
         drop(first);
     });
     let started = std::time::Instant::now();
-    let second = open_store(&repo.cache(), &opts());
+    let second = open_store(&repo.cache(), &opts);
     writer.join().unwrap();
     assert!(
         second.fallback.is_none(),
         "waited for the writer: {:?}",
         second.fallback
     );
-    assert!(started.elapsed() >= Duration::from_millis(500));
+    assert!(started.elapsed() >= Duration::from_millis(1200));
 }
 
 #[test]
