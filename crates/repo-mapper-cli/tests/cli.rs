@@ -989,3 +989,48 @@ fn warm_runs_through_the_pack_equal_fresh_ones_after_every_kind_of_change() {
     }
     same("a checkout of many files");
 }
+
+/// Issue 45 (behaviour.md §7.5.14): each entry of the JSON report says why its file is
+/// there: the mentioned file by its personalization and its words, a file the message
+/// names nothing of by its graph rank alone (no `why`); the `aider` profile gives none.
+#[test]
+fn json_entries_say_which_signals_placed_their_file() {
+    let r = repo();
+    let message = "Why does checkout.py charge twice in place_order?";
+    let entries = |profile: &str| -> Vec<serde_json::Value> {
+        let out = stdout_of(cmd(r.path()).args([
+            ".",
+            "--format",
+            "json",
+            "--profile",
+            profile,
+            "--message",
+            message,
+        ]));
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["entries"].as_array().unwrap().clone()
+    };
+    let default = entries("default");
+    let checkout = default
+        .iter()
+        .find(|e| e["file"] == "app/services/checkout.py")
+        .expect("checkout.py is ranked");
+    let why = &checkout["why"];
+    assert!(why["personalization"].as_f64().unwrap() > 0.0, "{why}");
+    assert!(why["lexical"].as_f64().unwrap() > 0.0, "{why}");
+    assert!(why["graph"].as_f64().is_some(), "{why}");
+    assert!(
+        default.iter().all(|e| e["why"].is_null()
+            || e["why"].as_object().unwrap().keys().all(|k| [
+                "caller",
+                "clue",
+                "co_change",
+                "graph",
+                "lexical",
+                "personalization"
+            ]
+            .contains(&k.as_str()))),
+        "{default:?}"
+    );
+    assert!(entries("aider").iter().all(|e| e.get("why").is_none()));
+}

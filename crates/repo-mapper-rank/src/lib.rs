@@ -417,10 +417,39 @@ pub struct Ranking<'a> {
     pub personalization: HashMap<&'a str, f64>,
     /// Number of graph edges, parallel edges counted separately.
     pub edge_count: usize,
+    /// Why the default profile placed each file it read a signal of ([`Ranking::why`]):
+    /// only the files with one, so its size follows the files the request's text
+    /// matches, not the repository.
+    whys: HashMap<&'a str, Why>,
     /// How PageRank was run.
     pub pagerank: PageRankRun,
     /// Where the time went.
     pub timings: RankTimings,
+}
+
+/// The signals that placed a file in the default profile's ranking (behaviour.md
+/// §7.5.14), each 0 when it was not read or did not point at the file. The
+/// relative scores are the file's over the best file's (0–1).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Why {
+    /// Its full-text (or lexical) match of the message's words, relative to the best
+    /// ([`Relevance::full_text`]).
+    pub lexical: f64,
+    /// What the message's [`Clues`] point at in it (paths, traceback frames, modules,
+    /// named symbols it defines), relative to the best.
+    pub clue: f64,
+    /// Its commits shared with the chat files, as given
+    /// ([`RankRequest::co_change`]), relative to the best.
+    pub co_change: f64,
+    /// Its use of the names the chat files define, relative to the best
+    /// ([`Relevance::caller_boost`]).
+    pub caller: f64,
+    /// Its personalization (behaviour.md §7.1: a chat file, a mentioned path, a path part
+    /// that is a mentioned identifier, an anchor), before normalisation.
+    pub personalization: f64,
+    /// Its PageRank (0: not a graph node).
+    pub graph: f64,
 }
 
 /// Where [`rank`](fn@rank) spent its time, step by step.
@@ -467,6 +496,14 @@ impl Ranking<'_> {
     /// The PageRank of a file, if it is in the graph.
     pub fn file_rank(&self, rel_fname: &str) -> Option<f64> {
         self.file_ranks.get(rel_fname).copied()
+    }
+
+    /// Why the default profile placed a file: the signals it read of it, when it read
+    /// one (a message's words or clues, co-change, callers of the chat files, a
+    /// personalization); `None` for a file none of them points at, and for every file
+    /// in the SPEC's and Aider's rankings.
+    pub fn why(&self, rel_fname: &str) -> Option<Why> {
+        self.whys.get(rel_fname).copied()
     }
 
     /// The entries of one stage, in list order.

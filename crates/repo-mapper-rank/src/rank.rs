@@ -24,7 +24,7 @@ use crate::relevance::{
 use crate::stages::{DefRank, RankedList};
 use crate::{
     DefinitionRanks, Dialect, FileTags, GraphEdge, PageRankOutcome, PageRankRun, RankConfig,
-    RankIndex, RankRequest, RankTimings, Ranking, Terms,
+    RankIndex, RankRequest, RankTimings, Ranking, Terms, Why,
 };
 
 /// Ranks the request's files and definitions (behaviour.md §6–§8). See the crate docs.
@@ -117,6 +117,7 @@ fn rank_prepared<'a>(
         list: ranked.elapsed(),
         ..prep.timings
     };
+    let whys = whys(request, &prep, &file_ranks, relevance(config));
     let ranking = Ranking {
         entries: list.entries,
         complete,
@@ -127,6 +128,7 @@ fn rank_prepared<'a>(
             files: files.iter().map(|f| f.rel_fname).collect(),
             idents: prep.index.names,
         },
+        whys,
         personalization: prep.personalization,
         edge_count: prep.graph.edge_count,
         pagerank,
@@ -274,6 +276,53 @@ fn prepare<'r, 'a>(
         auxiliary,
         timings,
     }
+}
+
+/// [`Ranking::why`](crate::Ranking::why): the signals read of each file that has one,
+/// each relative to the best file's. Nothing when the ranking departs nowhere from the
+/// SPEC's.
+fn whys<'a>(
+    request: &RankRequest<'a>,
+    prep: &Prepared<'_, 'a>,
+    file_ranks: &HashMap<&'a str, f64>,
+    relevance: Relevance,
+) -> HashMap<&'a str, Why> {
+    if relevance == Relevance::SPEC {
+        return HashMap::new();
+    }
+    let co_change: &[f64] = if request.co_change.len() == prep.files.len() {
+        &request.co_change
+    } else {
+        &[]
+    };
+    let orders = [&prep.lexical[..], &prep.clues, co_change, &prep.callers];
+    let best = orders.map(|o| o.iter().copied().fold(0.0f64, f64::max));
+    let share = |o: usize, fi: usize| match orders[o].get(fi) {
+        Some(&v) if best[o] > 0.0 => v / best[o],
+        _ => 0.0,
+    };
+    let mut whys = HashMap::new();
+    for (fi, file) in prep.files.iter().enumerate() {
+        let why = Why {
+            lexical: share(0, fi),
+            clue: share(1, fi),
+            co_change: share(2, fi),
+            caller: share(3, fi),
+            personalization: prep.file_pers[fi],
+            graph: file_ranks.get(file.rel_fname).copied().unwrap_or(0.0),
+        };
+        let read = [
+            why.lexical,
+            why.clue,
+            why.co_change,
+            why.caller,
+            why.personalization,
+        ];
+        if read.iter().any(|&v| v > 0.0) {
+            whys.insert(file.rel_fname, why);
+        }
+    }
+    whys
 }
 
 /// The departures from the SPEC in force: none in the Aider dialect.

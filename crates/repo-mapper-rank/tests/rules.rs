@@ -1053,3 +1053,27 @@ fn a_name_many_files_define_weighs_less_when_nothing_steers() {
         "is_empty"
     );
 }
+
+/// Issue 45 (behaviour.md §7.5.14): `Ranking::why` names what placed a file — the
+/// message's words for the file they match, the clues for the definer of a named
+/// symbol — and nothing for a file no signal points at, or in the SPEC's ranking.
+#[test]
+fn the_ranking_says_which_signals_placed_each_file() {
+    let repo = lookalikes();
+    // The helper's files carry no text: the words match paths.
+    let message = "Billing rounds invoice lines twice in `Parser`";
+    let terms = query_terms(message);
+    let clues = Clues::of(message);
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    req.clues = Some(&clues);
+    let measured = rank(&req, &only(|r| *r = Relevance::MEASURED));
+    let billing = measured.why("src/billing.py").expect("billing matches");
+    assert_eq!(billing.lexical, 1.0);
+    assert_eq!(billing.graph, measured.file_rank("src/billing.py").unwrap());
+    let parse = measured.why("src/parse.py").expect("the definer of Parser");
+    assert_eq!(parse.clue, 1.0);
+    assert_eq!(measured.why("src/store.py"), None);
+    let spec = rank(&req, &RankConfig::default());
+    assert_eq!(spec.why("src/billing.py"), None);
+}

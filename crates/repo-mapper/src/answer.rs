@@ -16,6 +16,7 @@ use crate::map::{RepoMap, put_back, take_out};
 use crate::mentions::Mentions;
 use crate::paths::rel_fname;
 use crate::request::{MapOutput, MapReport, MapRequest, NoMap, ReportEntry};
+use repo_mapper_rank::Why;
 use repo_mapper_render::escape_control;
 
 /// What a map request made, with the mentions found in the user's message.
@@ -157,7 +158,7 @@ impl Answer {
         AnswerJson {
             attempt: out.map(|o| o.attempt.number()),
             budget: report.map_or(config.map_tokens, |r| r.budget),
-            entries: full.then(|| report.map_or(&[][..], |r| &r.entries[..])),
+            entries: full.then(|| EntriesJson::of(report)),
             error: with_error.then(|| self.result.as_ref().err().map(ToString::to_string)),
             file_ranks: full.then(|| report.map(file_ranks)),
             files: report.map(|r| r.files),
@@ -191,8 +192,8 @@ impl Answer {
 struct AnswerJson<'a> {
     attempt: Option<u8>,
     budget: usize,
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "entries")]
-    entries: Option<&'a [ReportEntry]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entries: Option<EntriesJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -263,19 +264,78 @@ struct EntryJson<'a> {
     line: Option<i32>,
     rank: Option<f64>,
     stage: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<WhyJson>,
 }
 
-/// The ranked list, each entry serialised as it is written.
-fn entries<S: Serializer>(entries: &Option<&[ReportEntry]>, s: S) -> Result<S::Ok, S::Error> {
-    let entries = entries.unwrap_or_default().iter().map(|e| EntryJson {
-        file: escape_control(&e.file),
-        ident: e.ident.as_deref(),
-        in_map: e.in_map,
-        line: e.line,
-        rank: e.rank,
-        stage: e.stage.as_str(),
-    });
-    s.collect_seq(entries)
+/// A report entry's `why`, fields in key order; a signal that did not point at the file
+/// (0) is left out.
+#[derive(Serialize)]
+struct WhyJson {
+    #[serde(skip_serializing_if = "is_zero")]
+    caller: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    clue: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    co_change: f64,
+    graph: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    lexical: f64,
+    #[serde(skip_serializing_if = "is_zero")]
+    personalization: f64,
+}
+
+impl WhyJson {
+    fn of(why: &Why) -> WhyJson {
+        WhyJson {
+            caller: why.caller,
+            clue: why.clue,
+            co_change: why.co_change,
+            graph: why.graph,
+            lexical: why.lexical,
+            personalization: why.personalization,
+        }
+    }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+/// The ranked list, each entry serialised as it is written, with the signals that
+/// placed its file ([`MapReport::whys`]).
+struct EntriesJson<'a> {
+    entries: &'a [ReportEntry],
+    whys: &'a [(String, Why)],
+}
+
+impl<'a> EntriesJson<'a> {
+    fn of(report: Option<&'a MapReport>) -> EntriesJson<'a> {
+        EntriesJson {
+            entries: report.map_or(&[][..], |r| &r.entries[..]),
+            whys: report.map_or(&[][..], |r| &r.whys[..]),
+        }
+    }
+
+    fn why(&self, file: &str) -> Option<&Why> {
+        let at = self.whys.binary_search_by(|(f, _)| f.as_str().cmp(file));
+        at.ok().map(|i| &self.whys[i].1)
+    }
+}
+
+impl Serialize for EntriesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let entries = self.entries.iter().map(|e| EntryJson {
+            file: escape_control(&e.file),
+            ident: e.ident.as_deref(),
+            in_map: e.in_map,
+            line: e.line,
+            rank: e.rank,
+            stage: e.stage.as_str(),
+            why: self.why(&e.file).map(WhyJson::of),
+        });
+        s.collect_seq(entries)
+    }
 }
 
 /// Each file's rank by escaped name (a later rank of the same name replaces an earlier

@@ -2,7 +2,7 @@
 //! scan their tags (§5), rank (§6–§8), fit the budget (§10), report.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use repo_mapper_rank::{
-    Clues, FileTags, RankRequest, Ranking, query_term_counts, rank, without_templates,
+    Clues, FileTags, RankRequest, Ranking, Why, query_term_counts, rank, without_templates,
 };
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
@@ -196,6 +196,7 @@ impl RepoMap {
         } else {
             Vec::new()
         };
+        let whys = report_whys(&ranking, &entries);
         let timings = Timings {
             history: history_took,
             admit: admitted_at - started,
@@ -212,6 +213,7 @@ impl RepoMap {
             checked,
             entries,
             file_ranks,
+            whys,
             scan: scanned.stats,
             store_fallback,
             elapsed: history_took + started.elapsed(),
@@ -656,6 +658,16 @@ fn report_entries(ranking: &Ranking<'_>, included: usize, full: bool) -> Vec<Rep
             stage: e.stage,
             in_map: i < included,
         })
+        .collect()
+}
+
+/// [`MapReport::whys`]: the ranking's signals for each file of the reported entries
+/// that has one, sorted by file.
+fn report_whys(ranking: &Ranking<'_>, entries: &[ReportEntry]) -> Vec<(String, Why)> {
+    let files: BTreeSet<&str> = entries.iter().map(|e| e.file.as_str()).collect();
+    files
+        .into_iter()
+        .filter_map(|f| Some((f.to_owned(), ranking.why(f)?)))
         .collect()
 }
 

@@ -41,7 +41,9 @@ pub use outline::{
     DOC_CHARS, FileOutline, OutlinePage, OutlineShown, OutlineSymbol, SIGNATURE_LINES, outline,
     outline_page, outline_shown, outline_text, outlines, outlines_fingerprint, outlines_listed,
 };
-pub use repo_mapper_rank::{PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage};
+pub use repo_mapper_rank::{
+    PageRankParams, RankConfig, RankParams, RankTimings, Relevance, Stage, Why,
+};
 pub use repo_mapper_render::{escape_control, push_escaped};
 pub use repo_mapper_store::{
     CacheLocation, Problem, QUIET_LOG_TARGETS, ScanStats, StoreFallback, catches_panic_at,
