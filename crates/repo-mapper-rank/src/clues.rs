@@ -331,10 +331,7 @@ fn as_path(token: &str) -> Option<String> {
             | "md"
             | "txt"
     );
-    if stem.is_empty() || !ext_ok || !(known || separated && !path.contains("://")) {
-        return None;
-    }
-    if path.contains("://") {
+    if stem.is_empty() || !ext_ok || !(known || separated) || path.contains("://") {
         return None;
     }
     Some(path.replace('\\', "/"))
@@ -358,19 +355,22 @@ pub(crate) fn clue_scores(files: &[FileTags<'_>], index: &TagIndex<'_>, clues: &
     }
     let paths = by_last(&clues.paths);
     let modules = by_last(&clues.modules);
-    for (f, file) in files.iter().enumerate() {
-        let rel = file.rel_fname;
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        for &(clue, w) in paths.get(name).into_iter().flatten() {
-            if ends_with_parts(clue, rel) || ends_with_parts(rel, clue) {
-                scores[f] += w;
+    // Most texts name no path nor module: then no file's path is looked at.
+    if !(paths.is_empty() && modules.is_empty()) {
+        for (f, file) in files.iter().enumerate() {
+            let rel = file.rel_fname;
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            for &(clue, w) in paths.get(name).into_iter().flatten() {
+                if ends_with_parts(clue, rel) || ends_with_parts(rel, clue) {
+                    scores[f] += w;
+                }
             }
-        }
-        let key = module_key(rel);
-        let last = key.rsplit('/').next().unwrap_or(key);
-        for &(clue, w) in modules.get(last).into_iter().flatten() {
-            if ends_with_parts(key, clue) {
-                scores[f] += w;
+            let key = module_key(rel);
+            let last = key.rsplit('/').next().unwrap_or(key);
+            for &(clue, w) in modules.get(last).into_iter().flatten() {
+                if ends_with_parts(key, clue) {
+                    scores[f] += w;
+                }
             }
         }
     }

@@ -417,18 +417,16 @@ pub struct Ranking<'a> {
     pub personalization: HashMap<&'a str, f64>,
     /// Number of graph edges, parallel edges counted separately.
     pub edge_count: usize,
-    /// Why the default profile placed each file it read a signal of ([`Ranking::why`]):
-    /// only the files with one, so its size follows the files the request's text
-    /// matches, not the repository.
-    whys: HashMap<&'a str, Why>,
+    /// What [`Ranking::whys`] reads (`None` in the SPEC's and Aider's rankings).
+    signals: Option<rank::Signals>,
     /// How PageRank was run.
     pub pagerank: PageRankRun,
     /// Where the time went.
     pub timings: RankTimings,
 }
 
-/// The signals that placed a file in the default profile's ranking (behaviour.md
-/// §7.5.14), each 0 when it was not read or did not point at the file. The
+/// The signals that placed a file in the default profile's ranking ([`Ranking::whys`],
+/// behaviour.md §7.5.14), each 0 when it was not read or did not point at the file. The
 /// relative scores are the file's over the best file's (0–1).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
@@ -477,6 +475,20 @@ pub(crate) struct DefinitionRanks<'a> {
 }
 
 impl<'a> Ranking<'a> {
+    /// Why the default profile placed each file a signal points at (a message's words
+    /// or clues, co-change, callers of the chat files, a personalization), in the
+    /// request's file order; nothing in the SPEC's and Aider's rankings. Worked out as
+    /// it is read: one pass over the files.
+    pub fn whys(&self) -> impl Iterator<Item = (&'a str, Why)> + '_ {
+        let files = &self.definitions.files;
+        self.signals.iter().flat_map(move |signals| {
+            files.iter().enumerate().filter_map(move |(fi, &file)| {
+                let graph = self.file_ranks.get(file).copied().unwrap_or(0.0);
+                Some((file, signals.why(fi, graph)?))
+            })
+        })
+    }
+
     /// Every (file, identifier) rank, sorted as Aider sorts them: rank descending, then
     /// file descending, then identifier descending. Chat files included (stage 1 skips
     /// them). Named on demand: a million of them on the Linux tree, which a map never reads.
@@ -496,14 +508,6 @@ impl Ranking<'_> {
     /// The PageRank of a file, if it is in the graph.
     pub fn file_rank(&self, rel_fname: &str) -> Option<f64> {
         self.file_ranks.get(rel_fname).copied()
-    }
-
-    /// Why the default profile placed a file: the signals it read of it, when it read
-    /// one (a message's words or clues, co-change, callers of the chat files, a
-    /// personalization); `None` for a file none of them points at, and for every file
-    /// in the SPEC's and Aider's rankings.
-    pub fn why(&self, rel_fname: &str) -> Option<Why> {
-        self.whys.get(rel_fname).copied()
     }
 
     /// The entries of one stage, in list order.

@@ -107,7 +107,11 @@ struct Block {
 #[derive(Default)]
 struct Blocks {
     depth: usize,
-    start: Option<(Range<usize>, bool)>,
+    /// Where the block being read starts.
+    start: Option<Range<usize>>,
+    /// Whether it may be a heading (a heading or a paragraph): only then is its text
+    /// kept, so a pasted log of megabytes is not copied.
+    may_head: bool,
     text: String,
     /// Whether everything read of the paragraph's first line so far is bold (or a colon).
     all_bold: bool,
@@ -123,7 +127,8 @@ impl Blocks {
             Event::Start(tag) => {
                 if self.depth == 0 {
                     let heading = matches!(tag, Tag::Heading { .. });
-                    self.start = Some((range, heading || matches!(tag, Tag::Paragraph)));
+                    self.start = Some(range);
+                    self.may_head = heading || matches!(tag, Tag::Paragraph);
                     self.text.clear();
                     self.all_bold = !heading;
                     self.bold = 0;
@@ -145,7 +150,7 @@ impl Blocks {
                 self.past_first_line = true;
                 None
             }
-            Event::Text(_) | Event::Code(_) if self.past_first_line => None,
+            Event::Text(_) | Event::Code(_) if self.past_first_line || !self.may_head => None,
             Event::Text(text) | Event::Code(text) => {
                 if self.bold == 0 && !text.trim().trim_end_matches(':').is_empty() {
                     self.all_bold = false;
@@ -159,12 +164,12 @@ impl Blocks {
 
     /// The block just ended by `tag`.
     fn finish(&mut self, tag: TagEnd) -> Option<Block> {
-        let (range, may_head) = self.start.take()?;
+        let range = self.start.take()?;
         let heading = matches!(tag, TagEnd::Heading(_))
             || (matches!(tag, TagEnd::Paragraph) && self.all_bold && !self.text.is_empty());
         Some(Block {
             range,
-            heading: (may_head && heading).then(|| std::mem::take(&mut self.text)),
+            heading: heading.then(|| std::mem::take(&mut self.text)),
         })
     }
 }

@@ -60,7 +60,7 @@ pub fn rank_with<'a>(
 fn rank_prepared<'a>(
     request: &RankRequest<'a>,
     config: &RankConfig,
-    prep: Prepared<'_, 'a>,
+    mut prep: Prepared<'_, 'a>,
 ) -> (Ranking<'a>, FileGraph) {
     let files = prep.files;
     let nodes = prep.node_names();
@@ -117,7 +117,7 @@ fn rank_prepared<'a>(
         list: ranked.elapsed(),
         ..prep.timings
     };
-    let whys = whys(request, &prep, &file_ranks, relevance(config));
+    let signals = Signals::keep(request, &mut prep, relevance(config));
     let ranking = Ranking {
         entries: list.entries,
         complete,
@@ -128,7 +128,7 @@ fn rank_prepared<'a>(
             files: files.iter().map(|f| f.rel_fname).collect(),
             idents: prep.index.names,
         },
-        whys,
+        signals,
         personalization: prep.personalization,
         edge_count: prep.graph.edge_count,
         pagerank,
@@ -278,38 +278,66 @@ fn prepare<'r, 'a>(
     }
 }
 
-/// [`Ranking::why`](crate::Ranking::why): the signals read of each file that has one,
-/// each relative to the best file's. Nothing when the ranking departs nowhere from the
-/// SPEC's.
-fn whys<'a>(
-    request: &RankRequest<'a>,
-    prep: &Prepared<'_, 'a>,
-    file_ranks: &HashMap<&'a str, f64>,
-    relevance: Relevance,
-) -> HashMap<&'a str, Why> {
-    if relevance == Relevance::SPEC {
-        return HashMap::new();
+/// What [`Ranking::whys`](crate::Ranking::whys) reads: the default profile's per-file
+/// signals as the ranking read them, kept (moved, not copied, but for the co-change
+/// order the request lends) so that nothing is worked out for a caller that never asks.
+#[derive(Debug, Clone)]
+pub(crate) struct Signals {
+    /// Per file: the lexical, clue, co-change and caller scores (each empty when not read).
+    orders: [Vec<f64>; 4],
+    /// Each order's best score.
+    best: [f64; 4],
+    /// Per file: its personalization.
+    personalization: Vec<f64>,
+}
+
+impl Signals {
+    /// The signals of the ranking, unless it departs nowhere from the SPEC's.
+    fn keep(
+        request: &RankRequest<'_>,
+        prep: &mut Prepared<'_, '_>,
+        relevance: Relevance,
+    ) -> Option<Signals> {
+        if relevance == Relevance::SPEC {
+            return None;
+        }
+        let co_change = if request.co_change.len() == prep.files.len() {
+            request.co_change.clone()
+        } else {
+            Vec::new()
+        };
+        let take = std::mem::take;
+        let orders = [
+            take(&mut prep.lexical),
+            take(&mut prep.clues),
+            co_change,
+            take(&mut prep.callers),
+        ];
+        let best = orders
+            .each_ref()
+            .map(|o| o.iter().copied().fold(0.0f64, f64::max));
+        let personalization = take(&mut prep.file_pers);
+        Some(Signals {
+            orders,
+            best,
+            personalization,
+        })
     }
-    let co_change: &[f64] = if request.co_change.len() == prep.files.len() {
-        &request.co_change
-    } else {
-        &[]
-    };
-    let orders = [&prep.lexical[..], &prep.clues, co_change, &prep.callers];
-    let best = orders.map(|o| o.iter().copied().fold(0.0f64, f64::max));
-    let share = |o: usize, fi: usize| match orders[o].get(fi) {
-        Some(&v) if best[o] > 0.0 => v / best[o],
-        _ => 0.0,
-    };
-    let mut whys = HashMap::new();
-    for (fi, file) in prep.files.iter().enumerate() {
+
+    /// File `fi`'s signals, each order's relative to its best; `None` when none points
+    /// at it.
+    pub(crate) fn why(&self, fi: usize, graph: f64) -> Option<Why> {
+        let share = |o: usize| match self.orders[o].get(fi) {
+            Some(&v) if self.best[o] > 0.0 => v / self.best[o],
+            _ => 0.0,
+        };
         let why = Why {
-            lexical: share(0, fi),
-            clue: share(1, fi),
-            co_change: share(2, fi),
-            caller: share(3, fi),
-            personalization: prep.file_pers[fi],
-            graph: file_ranks.get(file.rel_fname).copied().unwrap_or(0.0),
+            lexical: share(0),
+            clue: share(1),
+            co_change: share(2),
+            caller: share(3),
+            personalization: self.personalization.get(fi).copied().unwrap_or(0.0),
+            graph,
         };
         let read = [
             why.lexical,
@@ -318,11 +346,8 @@ fn whys<'a>(
             why.caller,
             why.personalization,
         ];
-        if read.iter().any(|&v| v > 0.0) {
-            whys.insert(file.rel_fname, why);
-        }
+        read.iter().any(|&v| v > 0.0).then_some(why)
     }
-    whys
 }
 
 /// The departures from the SPEC in force: none in the Aider dialect.

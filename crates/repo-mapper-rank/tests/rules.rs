@@ -8,7 +8,8 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use repo_mapper_rank::{
     Clues, Dialect, FileTags, GraphEdge, PageRankOutcome, RankConfig, RankRequest, RankedItem,
-    Ranking, Relevance, Stage, Tag, TagKind, graph_edges, query_term_counts, query_terms, rank,
+    Ranking, Relevance, Stage, Tag, TagKind, Why, graph_edges, query_term_counts, query_terms,
+    rank,
 };
 
 // ---- helpers -------------------------------------------------------------------------
@@ -1054,7 +1055,7 @@ fn a_name_many_files_define_weighs_less_when_nothing_steers() {
     );
 }
 
-/// Issue 45 (behaviour.md §7.5.14): `Ranking::why` names what placed a file — the
+/// Issue 45 (behaviour.md §7.5.14): `Ranking::whys` names what placed a file — the
 /// message's words for the file they match, the clues for the definer of a named
 /// symbol — and nothing for a file no signal points at, or in the SPEC's ranking.
 #[test]
@@ -1068,12 +1069,13 @@ fn the_ranking_says_which_signals_placed_each_file() {
     req.query = terms.iter().map(String::as_str).collect();
     req.clues = Some(&clues);
     let measured = rank(&req, &only(|r| *r = Relevance::MEASURED));
-    let billing = measured.why("src/billing.py").expect("billing matches");
+    let whys: HashMap<&str, Why> = measured.whys().collect();
+    let billing = whys["src/billing.py"];
     assert_eq!(billing.lexical, 1.0);
     assert_eq!(billing.graph, measured.file_rank("src/billing.py").unwrap());
-    let parse = measured.why("src/parse.py").expect("the definer of Parser");
+    let parse = whys["src/parse.py"];
     assert_eq!(parse.clue, 1.0);
-    assert_eq!(measured.why("src/store.py"), None);
+    assert!(!whys.contains_key("src/store.py"), "{whys:?}");
     let spec = rank(&req, &RankConfig::default());
-    assert_eq!(spec.why("src/billing.py"), None);
+    assert_eq!(spec.whys().count(), 0);
 }

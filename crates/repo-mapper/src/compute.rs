@@ -2,7 +2,7 @@
 //! scan their tags (§5), rank (§6–§8), fit the budget (§10), report.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -196,7 +196,11 @@ impl RepoMap {
         } else {
             Vec::new()
         };
-        let whys = report_whys(&ranking, &entries);
+        let whys = if full {
+            report_whys(&ranking, &entries)
+        } else {
+            Vec::new()
+        };
         let timings = Timings {
             history: history_took,
             admit: admitted_at - started,
@@ -664,11 +668,13 @@ fn report_entries(ranking: &Ranking<'_>, included: usize, full: bool) -> Vec<Rep
 /// [`MapReport::whys`]: the ranking's signals for each file of the reported entries
 /// that has one, sorted by file.
 fn report_whys(ranking: &Ranking<'_>, entries: &[ReportEntry]) -> Vec<(String, Why)> {
-    let files: BTreeSet<&str> = entries.iter().map(|e| e.file.as_str()).collect();
-    files
-        .into_iter()
-        .filter_map(|f| Some((f.to_owned(), ranking.why(f)?)))
-        .collect()
+    let files: HashSet<&str> = entries.iter().map(|e| e.file.as_str()).collect();
+    let mut whys: Vec<(String, Why)> = (ranking.whys())
+        .filter(|(f, _)| files.contains(f))
+        .map(|(f, why)| (f.to_owned(), why))
+        .collect();
+    whys.sort_by(|a, b| a.0.cmp(&b.0));
+    whys
 }
 
 fn file_ranks(ranking: &Ranking<'_>) -> Vec<(String, f64)> {

@@ -263,8 +263,9 @@ pub struct MapReport {
     /// [`Config::full_report`](crate::Config::full_report)).
     pub file_ranks: Vec<(String, f64)>,
     /// Why the default profile placed the files of `entries`: the signals it read of
-    /// each ([`Why`](crate::Why)), sorted by file; a file none of them points at is not
-    /// here, nor any file in the `spec` and `aider` profiles.
+    /// each ([`Why`](crate::Why)), sorted by file (none without
+    /// [`Config::full_report`](crate::Config::full_report)); a file none of them points
+    /// at is not here, nor any file in the `spec` and `aider` profiles.
     pub whys: Vec<(String, crate::Why)>,
     /// Files checked against the root for this map (an `lstat` each): all of them, or in a
     /// warm session whose file-system watch holds, only those it saw change since the last
