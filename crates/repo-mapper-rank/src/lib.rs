@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
+mod bodies;
 mod clues;
 mod csr;
 mod cxxsort;
@@ -20,6 +21,7 @@ mod stages;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+pub use bodies::Sources;
 pub use clues::{Clues, MAX_CLUES};
 pub use important::is_important;
 pub use pagerank::{PageRankError, PageRankParams, PageRankResult, WeightedDigraph};
@@ -147,6 +149,9 @@ pub struct RankRequest<'a> {
     /// What the user's text points at ([`Clues`]): read in fusion only
     /// ([`Relevance::clue_weight`]).
     pub clues: Option<&'a Clues>,
+    /// Where the text of the files is read for [`Relevance::body_boost`]; `None`: the
+    /// definitions' text is not read.
+    pub sources: Option<&'a dyn Sources>,
     /// List only the best this many definitions, in order, and stop there: a caller that
     /// reads only the head of the list (a map's budget search) need not sort and list a
     /// million definitions. Ignored (the whole list is made) when something is moved

@@ -12,6 +12,7 @@ use rayon::iter::{
 use rayon::slice::ParallelSliceMut;
 use repo_mapper_tags::fxhash::FxBuildHasher;
 
+use crate::bodies::{region_shares, share_at};
 use crate::clues::clue_scores;
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
@@ -414,12 +415,21 @@ fn spread_within_files(def_ranks: &mut [DefRank], prep: &Prepared<'_, '_>, bread
 
 /// The line of the first definition of `d`'s identifier in its file.
 fn first_definition_line(prep: &Prepared<'_, '_>, d: &DefRank) -> i32 {
+    let mut first = i32::MAX;
+    for_each_definition_line(prep, d, |line| first = first.min(line));
+    first
+}
+
+/// Calls `f` with the line of each definition of `d`'s identifier in its file.
+fn for_each_definition_line(prep: &Prepared<'_, '_>, d: &DefRank, mut f: impl FnMut(i32)) {
     let line = |t: u32| tag_at(prep.files, d.file, t).line;
-    let first = match prep.index.kept_pair_tags() {
-        Some(pairs) => pairs.get(d.pair as usize).iter().map(|&t| line(t)).min(),
-        None => prep.index.definitions(d.file, d.ident).map(line).min(),
-    };
-    first.unwrap_or(i32::MAX)
+    match prep.index.kept_pair_tags() {
+        Some(pairs) => pairs.get(d.pair as usize).iter().for_each(|&t| f(line(t))),
+        None => prep
+            .index
+            .definitions(d.file, d.ident)
+            .for_each(|t| f(line(t))),
+    }
 }
 
 /// [`Relevance`]'s definition factors: the lexical boost, and auxiliary files (tests,
@@ -489,7 +499,16 @@ fn reweigh_definitions(
         if !prep.clues.is_empty() && relevance.clue_weight > 0.0 {
             orders.push((down(&prep.clues), relevance.clue_weight));
         }
-        return Some(fuse_by_place(def_ranks, &prep.copies, &orders, relevance));
+        let lift = |defs: &[DefRank], fused: &[f64], top: &[f64]| {
+            body_lifts(defs, (fused, top), request, prep, relevance)
+        };
+        return Some(fuse_by_place(
+            def_ranks,
+            &prep.copies,
+            &orders,
+            relevance,
+            lift,
+        ));
     }
     None
 }
@@ -536,6 +555,7 @@ fn fuse_by_place(
     copies: &[bool],
     orders: &[(Vec<f64>, f64)],
     relevance: Relevance,
+    lift: impl FnOnce(&[DefRank], &[f64], &[f64]) -> Option<Vec<f64>>,
 ) -> Vec<f64> {
     let files = copies.len();
     let mut top = vec![0.0f64; files];
@@ -557,20 +577,66 @@ fn fuse_by_place(
         }
     }
     let within = relevance.fused_within;
+    // Per definition, the floor its text earns (0: none).
+    let floors = lift(def_ranks, &fused, &top);
+    let floor = |i: usize| floors.as_ref().map_or(0.0, |x| x[i]);
     // A `powf` per definition: a million on the Linux tree, in parallel.
     def_ranks
         .par_iter_mut()
+        .enumerate()
         .with_min_len(1 << 14)
-        .for_each(|d| {
+        .for_each(|(i, d)| {
             let f = d.file as usize;
             if top[f] > 0.0 {
-                d.rank = fused[f] * (d.rank / top[f]).powf(within);
+                d.rank = fused[f] * (d.rank / top[f]).powf(within).max(floor(i));
             }
         });
     for (score, _) in fused.iter_mut().zip(defines).filter(|(_, d)| *d) {
         *score = 0.0;
     }
     fused
+}
+
+/// [`Relevance::body_boost`]: per definition of `def_ranks`, the floor its text earns
+/// (`body_boost` × its region's share of its file's best, [`region_shares`]) when its
+/// file is among the first [`Relevance::body_files`] by `fused` score (of the files with
+/// definitions, `top` above 0; chat files left out), else 0; `None` when nothing is read
+/// or matches.
+fn body_lifts(
+    def_ranks: &[DefRank],
+    (fused, top): (&[f64], &[f64]),
+    request: &RankRequest<'_>,
+    prep: &Prepared<'_, '_>,
+    relevance: Relevance,
+) -> Option<Vec<f64>> {
+    let sources = request.sources?;
+    if relevance.body_boost <= 0.0 || relevance.body_files == 0 || request.query.is_empty() {
+        return None;
+    }
+    let mut chosen: Vec<usize> = (0..fused.len())
+        .filter(|&f| fused[f] > 0.0 && top[f] > 0.0 && !prep.chat[f])
+        .collect();
+    chosen.sort_by(|&a, &b| fused[b].total_cmp(&fused[a]).then(a.cmp(&b)));
+    chosen.truncate(relevance.body_files);
+    let weights: Vec<f64> = (0..request.query.len())
+        .map(|t| {
+            let n = request.query_counts.get(t).copied().unwrap_or(1);
+            f64::from(n).powf(relevance.term_counts)
+        })
+        .collect();
+    let regions = region_shares(prep.files, &chosen, sources, &request.query, &weights);
+    if regions.is_empty() {
+        return None;
+    }
+    let factor = |d: &DefRank| {
+        let Some(r) = regions.get(&d.file) else {
+            return 0.0;
+        };
+        let mut best = 0.0f64;
+        for_each_definition_line(prep, d, |line| best = best.max(share_at(r, line)));
+        relevance.body_boost * best
+    };
+    Some(def_ranks.iter().map(factor).collect())
 }
 
 /// Each file's 1-based place in the order of `score`, highest first (ties by file); `None`

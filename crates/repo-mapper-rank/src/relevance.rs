@@ -76,6 +76,15 @@ pub struct Relevance {
     /// `1 + def_boost × words matched`, so a matching file shows the definitions the
     /// message is about; 0: no change.
     pub def_boost: f64,
+    /// When files are ordered by fusion, each definition of the first `body_files` files
+    /// ranks at least at its file's fused score × `body_boost` × its text's share (from
+    /// its line to the next definition's, scored against the message, over the file's
+    /// best-matching definition's), so a matching file shows the definitions whose code
+    /// is about the message, not only its most-referenced ones. Read only with
+    /// [`RankRequest::sources`](crate::RankRequest::sources); 0: no change.
+    pub body_boost: f64,
+    /// How many of the fused order's first files [`Relevance::body_boost`] reads.
+    pub body_files: usize,
     /// The message is read without what an issue template adds to it
     /// ([`without_templates`](crate::without_templates): HTML comments, environment and
     /// version sections).
@@ -108,6 +117,8 @@ impl Relevance {
         term_counts: 0.0,
         fused_within: 1.0,
         def_boost: 0.0,
+        body_boost: 0.0,
+        body_files: 0,
         without_templates: false,
         specific_unsteered: false,
         signatures: false,
@@ -129,6 +140,8 @@ impl Relevance {
         term_counts: 1.0,
         fused_within: 0.25,
         def_boost: 30.0,
+        body_boost: 0.9,
+        body_files: 10,
         without_templates: true,
         specific_unsteered: true,
         signatures: true,

@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use repo_mapper_rank::{
-    Clues, FileTags, RankRequest, Ranking, Why, query_term_counts, rank, without_templates,
+    Clues, FileTags, RankRequest, Ranking, Sources, Why, query_term_counts, rank, without_templates,
 };
 use repo_mapper_render::{MapItem, Renderer};
 use repo_mapper_store::{
     OnParse, OpenOptions, PackAhead, Parsed, Problem, ScanOptions, ScanOutput, ScanProgress,
     scan_cached,
 };
-use repo_mapper_tags::{CountedTags, Dialect};
+use repo_mapper_tags::{CountedTags, Dialect, source_from_bytes};
 
 use crate::budget::{Fitted, aider_search, strict_search};
 use crate::config::Config;
@@ -99,15 +99,53 @@ impl Admitted {
     }
 }
 
-/// Gives `ranked` the message's terms, with their counts, and its clues.
+/// Gives `ranked` the message's terms, with their counts, its clues, and where the
+/// files' text is read.
 fn attach_hints<'a>(
     ranked: &mut RankRequest<'a>,
     terms: &'a [(String, u32)],
     clues: Option<&'a Clues>,
+    sources: &'a DiskSources<'a>,
 ) {
     ranked.query = terms.iter().map(|(t, _)| t.as_str()).collect();
     ranked.query_counts = terms.iter().map(|&(_, n)| n).collect();
     ranked.clues = clues;
+    ranked.sources = Some(sources);
+}
+
+/// The admitted files' text as the ranking reads it ([`Sources`]): from disk, as tag
+/// extraction reads it, `None` for a file that is gone, not UTF-8 or over the size the
+/// scan parses.
+struct DiskSources<'a> {
+    files: &'a [(PathBuf, String)],
+    max_size: Option<u64>,
+}
+
+impl<'a> DiskSources<'a> {
+    fn new(files: &'a [(PathBuf, String)], config: &Config) -> Self {
+        DiskSources {
+            files,
+            max_size: config.effective_max_file_size(),
+        }
+    }
+}
+
+impl Sources for DiskSources<'_> {
+    fn text(&self, file: usize) -> Option<String> {
+        use std::io::Read;
+        let (path, _) = self.files.get(file)?;
+        let limit = self.max_size.unwrap_or(u64::MAX);
+        let mut bytes = Vec::new();
+        let opened = std::fs::File::open(path).ok()?;
+        opened
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .ok()?;
+        if bytes.len() as u64 > limit {
+            return None;
+        }
+        source_from_bytes(bytes)
+    }
 }
 
 /// Frees what a computation read, on a thread of its own: a one-off map's tags are
@@ -171,8 +209,9 @@ impl RepoMap {
             self.config.dialect(),
         );
         let (terms, clues) = self.message_hints(request, reads_terms);
+        let sources = DiskSources::new(&admitted.present, &self.config);
         let mut ranked = rank_request(request, &admitted, &scanned, &rel_names);
-        attach_hints(&mut ranked, &terms, clues.as_ref());
+        attach_hints(&mut ranked, &terms, clues.as_ref(), &sources);
         if let Some(history) = history {
             ranked.co_change = co_change(history, &ranked.files);
         }

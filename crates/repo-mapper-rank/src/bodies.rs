@@ -1,0 +1,201 @@
+//! [`Relevance::body_boost`]: within the files the fused order puts first, the
+//! definitions whose text holds the message's words come first.
+//!
+//! Tags carry the line of a definition's name, not its extent, so a definition's text
+//! is taken to run from its line to the next definition's line in the same file (the
+//! last one to the end of the file): a method's region is its own, a class's is its
+//! header, docstring and attributes up to its first method. Each region is scored
+//! against the message's terms by Okapi BM25 over the regions of the files read
+//! (a term in every region, `self` or `return`, weighs little); each region's share is
+//! its score over its file's best region's.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use repo_mapper_tags::fxhash::FxBuildHasher;
+use repo_mapper_tags::{TagKind, code_words, term_hash};
+
+use crate::FileTags;
+
+/// Where the ranking reads the text of a request's file for [`Relevance::body_boost`]
+/// (the facade reads it from disk). Called for a few files per ranking, from several
+/// threads.
+///
+/// [`Relevance::body_boost`]: crate::Relevance::body_boost
+pub trait Sources: Sync {
+    /// The text of the request's file at `file` (its index in
+    /// [`RankRequest::files`](crate::RankRequest::files)), with `\n` line ends as its
+    /// tags' lines count them; `None` when it cannot be read.
+    fn text(&self, file: usize) -> Option<String>;
+}
+
+impl std::fmt::Debug for dyn Sources + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sources")
+    }
+}
+
+/// Okapi BM25's term-frequency saturation and length normalisation, as the file score's.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// The regions of one file: each definition line that starts one, and per region its
+/// length in words and its count of each query term.
+struct Regions {
+    starts: Vec<i32>,
+    lengths: Vec<f64>,
+    /// Region-major: `counts[r * terms + t]`.
+    counts: Vec<u32>,
+}
+
+/// Per file of `chosen` (indices into `files`), its regions' shares: `(start line,
+/// score / the file's best)` sorted by line; files that cannot be read or match nowhere
+/// are left out.
+pub(crate) fn region_shares(
+    files: &[FileTags<'_>],
+    chosen: &[usize],
+    sources: &dyn Sources,
+    terms: &[&str],
+    weights: &[f64],
+) -> HashMap<u32, Vec<(i32, f64)>, FxBuildHasher> {
+    let hashes: HashMap<u32, usize, FxBuildHasher> = (terms.iter().enumerate())
+        .map(|(t, term)| (term_hash(term), t))
+        .collect();
+    let read: Vec<(usize, Regions)> = chosen
+        .par_iter()
+        .filter_map(|&fi| {
+            let text = sources.text(fi)?;
+            Some((fi, regions(&files[fi], &text, &hashes, terms.len())))
+        })
+        .collect();
+    let idf = region_idf(&read, terms.len());
+    let total: f64 = read.iter().flat_map(|(_, r)| &r.lengths).sum();
+    let count = read.iter().map(|(_, r)| r.lengths.len()).sum::<usize>();
+    let avg = total / (count.max(1) as f64);
+    let mut factors = HashMap::default();
+    for (fi, r) in read {
+        let scores: Vec<f64> = (0..r.starts.len())
+            .map(|i| bm25(&r, i, &idf, weights, avg))
+            .collect();
+        let best = scores.iter().copied().fold(0.0f64, f64::max);
+        if best <= 0.0 {
+            continue;
+        }
+        let shares = (r.starts.iter().copied())
+            .zip(scores.iter().map(|s| s / best))
+            .collect();
+        factors.insert(fi as u32, shares);
+    }
+    factors
+}
+
+/// The share of the region holding `line` (the greatest start at or before it), 0
+/// before the first.
+pub(crate) fn share_at(regions: &[(i32, f64)], line: i32) -> f64 {
+    let after = regions.partition_point(|&(start, _)| start <= line);
+    after.checked_sub(1).map_or(0.0, |i| regions[i].1)
+}
+
+/// `file`'s definition regions in `text`, each counted against the query `hashes`.
+fn regions(
+    file: &FileTags<'_>,
+    text: &str,
+    hashes: &HashMap<u32, usize, FxBuildHasher>,
+    terms: usize,
+) -> Regions {
+    let mut starts: Vec<i32> = (file.tags.iter())
+        .filter(|t| t.kind == TagKind::Def && t.line >= 1)
+        .map(|t| t.line)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let mut lengths = vec![0.0; starts.len()];
+    let mut counts = vec![0u32; starts.len() * terms];
+    let mut region = None;
+    for (i, line) in text.split('\n').enumerate() {
+        let number = i as i32 + 1;
+        if starts.get(region.map_or(0, |r| r + 1)) == Some(&number) {
+            region = Some(region.map_or(0, |r| r + 1));
+        }
+        let Some(r) = region else { continue };
+        code_words(line, &mut |word| {
+            lengths[r] += 1.0;
+            if let Some(&t) = hashes.get(&term_hash(word)) {
+                counts[r * terms + t] += 1;
+            }
+        });
+    }
+    Regions {
+        starts,
+        lengths,
+        counts,
+    }
+}
+
+/// Each term's inverse document frequency over every region read.
+fn region_idf(read: &[(usize, Regions)], terms: usize) -> Vec<f64> {
+    let n: usize = read.iter().map(|(_, r)| r.starts.len()).sum();
+    (0..terms)
+        .map(|t| {
+            let df = (read.iter())
+                .flat_map(|(_, r)| r.counts.chunks_exact(terms.max(1)))
+                .filter(|row| row.get(t).is_some_and(|&c| c > 0))
+                .count() as f64;
+            (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect()
+}
+
+/// Region `i`'s BM25 score.
+fn bm25(r: &Regions, i: usize, idf: &[f64], weights: &[f64], avg: f64) -> f64 {
+    let terms = idf.len();
+    let norm = K1 * (1.0 - B + B * r.lengths[i] / avg.max(1e-9));
+    (0..terms)
+        .map(|t| {
+            let f = f64::from(r.counts[i * terms + t]);
+            weights.get(t).copied().unwrap_or(1.0) * idf[t] * f * (K1 + 1.0) / (f + norm)
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::def;
+
+    struct Texts(Vec<String>);
+
+    impl Sources for Texts {
+        fn text(&self, file: usize) -> Option<String> {
+            self.0.get(file).cloned()
+        }
+    }
+
+    #[test]
+    fn the_region_holding_the_words_gets_the_lift() {
+        let tags = vec![def("a.py", 1, "load"), def("a.py", 4, "save")];
+        let files = [FileTags::new("a.py", &tags)];
+        let text = "def load():\n    read()\n\ndef save(path):\n    write_json(path)\n";
+        let texts = Texts(vec![text.to_owned()]);
+        let shares = region_shares(&files, &[0], &texts, &["json", "write"], &[1.0, 1.0]);
+        let regions = &shares[&0];
+        assert_eq!(share_at(regions, 1), 0.0);
+        assert_eq!(share_at(regions, 4), 1.0);
+        assert_eq!(share_at(regions, 5), 1.0, "a line inside the region");
+    }
+
+    #[test]
+    fn a_file_matching_nowhere_or_unreadable_gets_none() {
+        let tags = vec![def("a.py", 1, "load")];
+        let files = [FileTags::new("a.py", &tags), FileTags::new("b.py", &tags)];
+        let texts = Texts(vec!["def load():\n    pass\n".to_owned()]);
+        let shares = region_shares(&files, &[0, 1], &texts, &["json"], &[1.0]);
+        assert!(shares.is_empty());
+    }
+
+    #[test]
+    fn lines_above_the_first_definition_are_in_no_region() {
+        assert_eq!(share_at(&[(3, 0.5)], 2), 0.0);
+        assert_eq!(share_at(&[], 2), 0.0);
+    }
+}
