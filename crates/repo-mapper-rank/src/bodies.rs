@@ -8,6 +8,8 @@
 //! against the message's terms by Okapi BM25 over the regions of the files read
 //! (a term in every region, `self` or `return`, weighs little); each region's share is
 //! its score over its file's best region's.
+//!
+//! [`Relevance::body_boost`]: crate::Relevance::body_boost
 
 use std::collections::HashMap;
 
