@@ -7,11 +7,16 @@
 //! header, docstring and attributes up to its first method. Each region is scored
 //! against the message's terms by Okapi BM25 over the regions of the files read
 //! (a term in every region, `self` or `return`, weighs little); each region's share is
-//! its score over its file's best region's.
+//! its score over its file's best region's. A region's length is its size in bytes.
+//!
+//! A file's words are counted once per region into a [`BodyIndex`], which does not
+//! depend on the message: a kept [`RankIndex`](crate::RankIndex) keeps it per file, so a
+//! warm session splits a file's text once, not at every call.
 //!
 //! [`Relevance::body_boost`]: crate::Relevance::body_boost
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use repo_mapper_tags::fxhash::FxBuildHasher;
@@ -41,54 +46,122 @@ impl std::fmt::Debug for dyn Sources + '_ {
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// The regions of one file: each definition line that starts one, and per region its
-/// length in words and its count of each query term.
-struct Regions {
+/// A file's definition regions and the words of each, counted (every word
+/// [`code_words`] yields, by its [`term_hash`]): what the ranking reads of a file's
+/// text, whatever the message. Made by [`BodyIndex::of`].
+#[derive(Debug)]
+pub(crate) struct BodyIndex {
+    /// The line each region starts at (a definition's), sorted.
     starts: Vec<i32>,
+    /// Each region's length in words.
     lengths: Vec<f64>,
+    /// Per word hash, the regions holding it and how often: `(region, count)`.
+    words: HashMap<u32, Vec<(u32, u32)>, FxBuildHasher>,
+}
+
+impl BodyIndex {
+    /// The regions of `file` (its definitions' lines) in `text`, its words counted.
+    pub(crate) fn of(file: &FileTags<'_>, text: &str) -> BodyIndex {
+        let mut starts: Vec<i32> = (file.tags.iter())
+            .filter(|t| t.kind == TagKind::Def && t.line >= 1)
+            .map(|t| t.line)
+            .collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut lengths = vec![0.0; starts.len()];
+        let mut words: HashMap<u32, Vec<(u32, u32)>, FxBuildHasher> = HashMap::default();
+        let mut region = None;
+        for (i, line) in text.split('\n').enumerate() {
+            let number = i as i32 + 1;
+            while starts.get(region.map_or(0, |r| r + 1)) == Some(&number) {
+                region = Some(region.map_or(0, |r| r + 1));
+            }
+            let Some(r) = region else { continue };
+            code_words(line, &mut |word| {
+                lengths[r] += 1.0;
+                let held = words.entry(term_hash(word)).or_default();
+                match held.last_mut() {
+                    Some((at, count)) if *at == r as u32 => *count += 1,
+                    _ => held.push((r as u32, 1)),
+                }
+            });
+        }
+        BodyIndex {
+            starts,
+            lengths,
+            words,
+        }
+    }
+
+    /// Per region, the count of each of `hashes`: region-major, `[r * terms + t]`.
+    fn counts(&self, hashes: &[u32]) -> Vec<u32> {
+        let terms = hashes.len();
+        let mut counts = vec![0u32; self.starts.len() * terms];
+        for (t, hash) in hashes.iter().enumerate() {
+            for &(r, n) in self.words.get(hash).map_or(&[][..], Vec::as_slice) {
+                counts[r as usize * terms + t] += n;
+            }
+        }
+        counts
+    }
+}
+
+/// One file's regions as the query counts them.
+struct Regions {
+    index: Arc<BodyIndex>,
     /// Region-major: `counts[r * terms + t]`.
     counts: Vec<u32>,
 }
 
-/// Per file of `chosen` (indices into `files`), its regions' shares: `(start line,
-/// score / the file's best)` sorted by line; files that cannot be read or match nowhere
-/// are left out.
-pub(crate) fn region_shares(
-    files: &[FileTags<'_>],
+/// Per file of `chosen` (indices into `files`), its regions' BM25 scores: `(start line,
+/// score)` sorted by line; files whose [`BodyIndex`] `body` cannot give, or that match
+/// nowhere, are left out.
+pub(crate) fn region_scores(
     chosen: &[usize],
-    sources: &dyn Sources,
+    body: &(dyn Fn(usize) -> Option<Arc<BodyIndex>> + Sync),
     terms: &[&str],
     weights: &[f64],
 ) -> HashMap<u32, Vec<(i32, f64)>, FxBuildHasher> {
-    let hashes: HashMap<u32, usize, FxBuildHasher> = (terms.iter().enumerate())
-        .map(|(t, term)| (term_hash(term), t))
-        .collect();
+    let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
     let read: Vec<(usize, Regions)> = chosen
         .par_iter()
         .filter_map(|&fi| {
-            let text = sources.text(fi)?;
-            Some((fi, regions(&files[fi], &text, &hashes, terms.len())))
+            let index = body(fi)?;
+            let counts = index.counts(&hashes);
+            Some((fi, Regions { index, counts }))
         })
         .collect();
     let idf = region_idf(&read, terms.len());
-    let total: f64 = read.iter().flat_map(|(_, r)| &r.lengths).sum();
-    let count = read.iter().map(|(_, r)| r.lengths.len()).sum::<usize>();
+    let total: f64 = read.iter().flat_map(|(_, r)| &r.index.lengths).sum();
+    let count = read
+        .iter()
+        .map(|(_, r)| r.index.lengths.len())
+        .sum::<usize>();
     let avg = total / (count.max(1) as f64);
-    let mut factors = HashMap::default();
+    let mut scored = HashMap::default();
     for (fi, r) in read {
-        let scores: Vec<f64> = (0..r.starts.len())
-            .map(|i| bm25(&r, i, &idf, weights, avg))
+        let scores: Vec<(i32, f64)> = (0..r.index.starts.len())
+            .map(|i| (r.index.starts[i], bm25(&r, i, &idf, weights, avg)))
             .collect();
-        let best = scores.iter().copied().fold(0.0f64, f64::max);
-        if best <= 0.0 {
-            continue;
+        if best_of(&scores) > 0.0 {
+            scored.insert(fi as u32, scores);
         }
-        let shares = (r.starts.iter().copied())
-            .zip(scores.iter().map(|s| s / best))
-            .collect();
-        factors.insert(fi as u32, shares);
     }
-    factors
+    scored
+}
+
+/// The best score of a file's regions (0 for none).
+pub(crate) fn best_of(regions: &[(i32, f64)]) -> f64 {
+    regions.iter().map(|&(_, s)| s).fold(0.0f64, f64::max)
+}
+
+/// A file's [`region_scores`] as shares of its best region's.
+pub(crate) fn as_shares(regions: &[(i32, f64)]) -> Vec<(i32, f64)> {
+    let best = best_of(regions);
+    regions
+        .iter()
+        .map(|&(start, s)| (start, s / best))
+        .collect()
 }
 
 /// The share of the region holding `line` (the greatest start at or before it), 0
@@ -98,45 +171,9 @@ pub(crate) fn share_at(regions: &[(i32, f64)], line: i32) -> f64 {
     after.checked_sub(1).map_or(0.0, |i| regions[i].1)
 }
 
-/// `file`'s definition regions in `text`, each counted against the query `hashes`.
-fn regions(
-    file: &FileTags<'_>,
-    text: &str,
-    hashes: &HashMap<u32, usize, FxBuildHasher>,
-    terms: usize,
-) -> Regions {
-    let mut starts: Vec<i32> = (file.tags.iter())
-        .filter(|t| t.kind == TagKind::Def && t.line >= 1)
-        .map(|t| t.line)
-        .collect();
-    starts.sort_unstable();
-    starts.dedup();
-    let mut lengths = vec![0.0; starts.len()];
-    let mut counts = vec![0u32; starts.len() * terms];
-    let mut region = None;
-    for (i, line) in text.split('\n').enumerate() {
-        let number = i as i32 + 1;
-        if starts.get(region.map_or(0, |r| r + 1)) == Some(&number) {
-            region = Some(region.map_or(0, |r| r + 1));
-        }
-        let Some(r) = region else { continue };
-        code_words(line, &mut |word| {
-            lengths[r] += 1.0;
-            if let Some(&t) = hashes.get(&term_hash(word)) {
-                counts[r * terms + t] += 1;
-            }
-        });
-    }
-    Regions {
-        starts,
-        lengths,
-        counts,
-    }
-}
-
 /// Each term's inverse document frequency over every region read.
 fn region_idf(read: &[(usize, Regions)], terms: usize) -> Vec<f64> {
-    let n: usize = read.iter().map(|(_, r)| r.starts.len()).sum();
+    let n: usize = read.iter().map(|(_, r)| r.index.starts.len()).sum();
     (0..terms)
         .map(|t| {
             let df = (read.iter())
@@ -151,7 +188,7 @@ fn region_idf(read: &[(usize, Regions)], terms: usize) -> Vec<f64> {
 /// Region `i`'s BM25 score.
 fn bm25(r: &Regions, i: usize, idf: &[f64], weights: &[f64], avg: f64) -> f64 {
     let terms = idf.len();
-    let norm = K1 * (1.0 - B + B * r.lengths[i] / avg.max(1e-9));
+    let norm = K1 * (1.0 - B + B * r.index.lengths[i] / avg.max(1e-9));
     (0..terms)
         .map(|t| {
             let f = f64::from(r.counts[i * terms + t]);
@@ -165,12 +202,23 @@ mod tests {
     use super::*;
     use crate::test_support::def;
 
-    struct Texts(Vec<String>);
-
-    impl Sources for Texts {
-        fn text(&self, file: usize) -> Option<String> {
-            self.0.get(file).cloned()
-        }
+    /// [`region_scores`] of `texts` (by file), as shares of each file's best region's.
+    fn region_shares(
+        files: &[FileTags<'_>],
+        chosen: &[usize],
+        texts: &[&str],
+        terms: &[&str],
+        weights: &[f64],
+    ) -> HashMap<u32, Vec<(i32, f64)>, FxBuildHasher> {
+        let body = |f: usize| {
+            let text = texts.get(f)?;
+            Some(Arc::new(BodyIndex::of(&files[f], text)))
+        };
+        let scores = region_scores(chosen, &body, terms, weights);
+        scores
+            .into_iter()
+            .map(|(f, r)| (f, as_shares(&r)))
+            .collect()
     }
 
     #[test]
@@ -178,8 +226,7 @@ mod tests {
         let tags = vec![def("a.py", 1, "load"), def("a.py", 4, "save")];
         let files = [FileTags::new("a.py", &tags)];
         let text = "def load():\n    read()\n\ndef save(path):\n    write_json(path)\n";
-        let texts = Texts(vec![text.to_owned()]);
-        let shares = region_shares(&files, &[0], &texts, &["json", "write"], &[1.0, 1.0]);
+        let shares = region_shares(&files, &[0], &[text], &["json", "write"], &[1.0, 1.0]);
         let regions = &shares[&0];
         assert_eq!(share_at(regions, 1), 0.0);
         assert_eq!(share_at(regions, 4), 1.0);
@@ -190,7 +237,7 @@ mod tests {
     fn a_file_matching_nowhere_or_unreadable_gets_none() {
         let tags = vec![def("a.py", 1, "load")];
         let files = [FileTags::new("a.py", &tags), FileTags::new("b.py", &tags)];
-        let texts = Texts(vec!["def load():\n    pass\n".to_owned()]);
+        let texts = ["def load():\n    pass\n"];
         let shares = region_shares(&files, &[0, 1], &texts, &["json"], &[1.0]);
         assert!(shares.is_empty());
     }

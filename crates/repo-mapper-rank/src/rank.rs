@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::iter::{
@@ -12,7 +13,7 @@ use rayon::iter::{
 use rayon::slice::ParallelSliceMut;
 use repo_mapper_tags::fxhash::FxBuildHasher;
 
-use crate::bodies::{region_shares, share_at};
+use crate::bodies::{BodyIndex, as_shares, best_of, region_scores, share_at};
 use crate::clues::clue_scores;
 use crate::csr::{NONE, split_at_bounds};
 use crate::graph::{FileGraph, GraphInput};
@@ -182,6 +183,8 @@ struct Prepared<'r, 'a> {
     /// Per file: whether it is auxiliary ([`is_auxiliary`]), as a kept index keeps it
     /// (`None`: found per ranking).
     auxiliary: Option<Vec<bool>>,
+    /// The kept index the ranking reads from, if any (its files' [`BodyIndex`]es).
+    kept: Option<&'r RankIndex>,
     /// Time spent building the index and the graph.
     timings: RankTimings,
 }
@@ -202,7 +205,7 @@ impl<'a> Prepared<'_, 'a> {
 fn prepare<'r, 'a>(
     request: &'r RankRequest<'a>,
     config: &RankConfig,
-    kept: Option<&RankIndex>,
+    kept: Option<&'r RankIndex>,
     kept_graph: Option<FileGraph>,
 ) -> Prepared<'r, 'a> {
     let files: &'r [FileTags<'a>] = &request.files;
@@ -275,6 +278,7 @@ fn prepare<'r, 'a>(
         clues,
         callers,
         auxiliary,
+        kept,
         timings,
     }
 }
@@ -499,7 +503,7 @@ fn reweigh_definitions(
         if !prep.clues.is_empty() && relevance.clue_weight > 0.0 {
             orders.push((down(&prep.clues), relevance.clue_weight));
         }
-        let lift = |defs: &[DefRank], fused: &[f64], top: &[f64]| {
+        let lift = |defs: &[DefRank], fused: &mut [f64], top: &[f64]| {
             body_lifts(defs, (fused, top), request, prep, relevance)
         };
         return Some(fuse_by_place(
@@ -555,7 +559,7 @@ fn fuse_by_place(
     copies: &[bool],
     orders: &[(Vec<f64>, f64)],
     relevance: Relevance,
-    lift: impl FnOnce(&[DefRank], &[f64], &[f64]) -> Option<Vec<f64>>,
+    lift: impl FnOnce(&[DefRank], &mut [f64], &[f64]) -> Option<Vec<f64>>,
 ) -> Vec<f64> {
     let files = copies.len();
     let mut top = vec![0.0f64; files];
@@ -578,7 +582,7 @@ fn fuse_by_place(
     }
     let within = relevance.fused_within;
     // Per definition, the floor its text earns (0: none).
-    let floors = lift(def_ranks, &fused, &top);
+    let floors = lift(def_ranks, &mut fused, &top);
     let floor = |i: usize| floors.as_ref().map_or(0.0, |x| x[i]);
     // A `powf` per definition: a million on the Linux tree, in parallel.
     def_ranks
@@ -598,36 +602,55 @@ fn fuse_by_place(
 }
 
 /// [`Relevance::body_boost`]: per definition of `def_ranks`, the floor its text earns
-/// (`body_boost` × its region's share of its file's best, [`region_shares`]) when its
+/// (`body_boost` × its region's share of its file's best, [`region_scores`]) when its
 /// file is among the first [`Relevance::body_files`] by `fused` score (of the files with
-/// definitions, `top` above 0; chat files left out), else 0; `None` when nothing is read
-/// or matches.
+/// definitions, `top` above 0; chat files left out), else 0; `None` when nothing is read.
+/// With [`Relevance::passage_weight`], the first `passage_files` files are read and
+/// their best regions' order first joins `fused`.
 fn body_lifts(
     def_ranks: &[DefRank],
-    (fused, top): (&[f64], &[f64]),
+    (fused, top): (&mut [f64], &[f64]),
     request: &RankRequest<'_>,
     prep: &Prepared<'_, '_>,
     relevance: Relevance,
 ) -> Option<Vec<f64>> {
     let sources = request.sources?;
-    if relevance.body_boost <= 0.0 || relevance.body_files == 0 || request.query.is_empty() {
+    let lifts = relevance.body_boost > 0.0 && relevance.body_files > 0;
+    let passages = relevance.passage_weight > 0.0 && relevance.passage_files > 0;
+    if !(lifts || passages) || request.query.is_empty() {
         return None;
     }
-    let mut chosen: Vec<usize> = (0..fused.len())
-        .filter(|&f| fused[f] > 0.0 && top[f] > 0.0 && !prep.chat[f])
-        .collect();
-    chosen.sort_by(|&a, &b| fused[b].total_cmp(&fused[a]).then(a.cmp(&b)));
-    chosen.truncate(relevance.body_files);
+    let reads = match (lifts, passages) {
+        (true, true) => relevance.body_files.max(relevance.passage_files),
+        (true, false) => relevance.body_files,
+        _ => relevance.passage_files,
+    };
     let weights: Vec<f64> = (0..request.query.len())
         .map(|t| {
             let n = request.query_counts.get(t).copied().unwrap_or(1);
             f64::from(n).powf(relevance.term_counts)
         })
         .collect();
-    let regions = region_shares(prep.files, &chosen, sources, &request.query, &weights);
-    if regions.is_empty() {
+    let chosen = first_files(fused, top, prep, reads);
+    let body = |fi: usize| {
+        let make = || Some(BodyIndex::of(&prep.files[fi], &sources.text(fi)?));
+        match prep.kept {
+            Some(kept) => kept.body(fi, make),
+            None => make().map(Arc::new),
+        }
+    };
+    let scores = region_scores(&chosen, &body, &request.query, &weights);
+    if passages {
+        add_passage_order(fused, &scores, relevance);
+    }
+    if !lifts || scores.is_empty() {
         return None;
     }
+    let regions: HashMap<u32, Vec<(i32, f64)>> =
+        first_files(fused, top, prep, relevance.body_files)
+            .into_iter()
+            .filter_map(|f| scores.get(&(f as u32)).map(|r| (f as u32, as_shares(r))))
+            .collect();
     let factor = |d: &DefRank| {
         let Some(r) = regions.get(&d.file) else {
             return 0.0;
@@ -637,6 +660,35 @@ fn body_lifts(
         relevance.body_boost * best
     };
     Some(def_ranks.iter().map(factor).collect())
+}
+
+/// The first `n` files by `fused` score (ties by file) of those with definitions (`top`
+/// above 0), chat files left out.
+fn first_files(fused: &[f64], top: &[f64], prep: &Prepared<'_, '_>, n: usize) -> Vec<usize> {
+    let mut chosen: Vec<usize> = (0..fused.len())
+        .filter(|&f| fused[f] > 0.0 && top[f] > 0.0 && !prep.chat[f])
+        .collect();
+    chosen.sort_by(|&a, &b| fused[b].total_cmp(&fused[a]).then(a.cmp(&b)));
+    chosen.truncate(n);
+    chosen
+}
+
+/// [`Relevance::passage_weight`]: the files read, by their best region's score, as one
+/// more order of the fusion.
+fn add_passage_order(
+    fused: &mut [f64],
+    scores: &HashMap<u32, Vec<(i32, f64)>, FxBuildHasher>,
+    relevance: Relevance,
+) {
+    let mut best = vec![0.0f64; fused.len()];
+    for (&f, r) in scores {
+        best[f as usize] = best_of(r);
+    }
+    for (f, place) in places(&best).into_iter().enumerate() {
+        if let Some(p) = place {
+            fused[f] += relevance.passage_weight / (relevance.fusion_k + p as f64);
+        }
+    }
 }
 
 /// Each file's 1-based place in the order of `score`, highest first (ties by file); `None`

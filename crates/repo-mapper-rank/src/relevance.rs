@@ -85,6 +85,12 @@ pub struct Relevance {
     pub body_boost: f64,
     /// How many of the fused order's first files [`Relevance::body_boost`] reads.
     pub body_files: usize,
+    /// When files are ordered by fusion, the weight of a further order: the first
+    /// `passage_files` files of the fused order by their best definition's text score
+    /// (the regions of [`Relevance::body_boost`]); 0: not read.
+    pub passage_weight: f64,
+    /// How many of the fused order's first files [`Relevance::passage_weight`] reads.
+    pub passage_files: usize,
     /// The message is read without what an issue template adds to it
     /// ([`without_templates`](crate::without_templates): HTML comments, environment and
     /// version sections).
@@ -119,6 +125,8 @@ impl Relevance {
         def_boost: 0.0,
         body_boost: 0.0,
         body_files: 0,
+        passage_weight: 0.0,
+        passage_files: 0,
         without_templates: false,
         specific_unsteered: false,
         signatures: false,
@@ -142,6 +150,8 @@ impl Relevance {
         def_boost: 30.0,
         body_boost: 0.9,
         body_files: 10,
+        passage_weight: 2.0,
+        passage_files: 30,
         without_templates: true,
         specific_unsteered: true,
         signatures: true,

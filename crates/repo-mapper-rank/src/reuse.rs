@@ -1,9 +1,12 @@
 //! [`RankIndex`]: the tag index kept between rankings of the same files.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
+use repo_mapper_tags::fxhash::FxBuildHasher;
 
+use crate::bodies::BodyIndex;
 use crate::graph::FileGraph;
 use crate::index::{IndexCore, TagIndex};
 use crate::rank::duplicate_flags;
@@ -65,6 +68,10 @@ pub struct RankIndex {
     /// Per file: whether its path is a test's, a doc's or an example's
     /// ([`is_auxiliary`]), made at the first ranking that asks.
     auxiliary: OnceLock<Vec<bool>>,
+    /// Each file's words by definition region, made at the first ranking that reads its
+    /// text ([`Relevance::body_boost`](crate::Relevance::body_boost)): the text of a
+    /// file with these very tags is split once per session.
+    bodies: Mutex<HashMap<u32, Arc<BodyIndex>, FxBuildHasher>>,
 }
 
 impl std::fmt::Debug for RankIndex {
@@ -114,7 +121,25 @@ impl RankIndex {
             graph: None,
             path_words: OnceLock::new(),
             auxiliary: OnceLock::new(),
+            bodies: Mutex::default(),
         }
+    }
+
+    /// File `file`'s [`BodyIndex`]: the one kept, else `make`'s, kept when made.
+    pub(crate) fn body(
+        &self,
+        file: usize,
+        make: impl FnOnce() -> Option<BodyIndex>,
+    ) -> Option<Arc<BodyIndex>> {
+        let kept = |bodies: &HashMap<u32, Arc<BodyIndex>, FxBuildHasher>| {
+            bodies.get(&(file as u32)).cloned()
+        };
+        if let Some(body) = kept(&self.bodies.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Some(body);
+        }
+        let body = Arc::new(make()?);
+        let mut bodies = self.bodies.lock().unwrap_or_else(|e| e.into_inner());
+        Some(Arc::clone(bodies.entry(file as u32).or_insert(body)))
     }
 
     /// Each file's path words, counted, in file order.
@@ -200,6 +225,18 @@ mod tests {
             names.push(f);
         }
         (names, tags)
+    }
+
+    /// A text for every file, its lines holding the words of the tests' messages here
+    /// and there (by the file's index).
+    struct Texts;
+
+    impl crate::Sources for Texts {
+        fn text(&self, file: usize) -> Option<String> {
+            let words = ["redirect", "cookie", "jar", "expire", "name", "other"];
+            let lines = (1..=16).map(|line| words[(file * 7 + line * 3) % words.len()]);
+            Some(lines.collect::<Vec<_>>().join("\n"))
+        }
     }
 
     fn files_of<'a>(names: &'a [String], tags: &'a [Arc<CountedTags>]) -> Vec<FileTags<'a>> {
@@ -296,7 +333,10 @@ mod tests {
                 request.mentioned_idents =
                     mentions[step % mentions.len()].iter().copied().collect();
                 request.anchor_idents = vec!["name_40"];
-                request.query = vec!["redirect", "cookie", "name"];
+                // Another message each time: the kept bodies serve every message.
+                request.query =
+                    [vec!["redirect", "cookie", "name"], vec!["jar", "expire"]][step % 2].clone();
+                request.sources = Some(&Texts);
                 same(
                     &rank_with(&request, &config, &mut index),
                     &rank(&request, &config),

@@ -708,6 +708,88 @@ fn a_named_symbol_lifts_its_definer_when_clues_are_read() {
     assert_eq!(file_order(&on)[0], "src/tables.py");
 }
 
+/// The text of each file, by its index in the request.
+struct Texts(Vec<&'static str>);
+
+impl repo_mapper_rank::Sources for Texts {
+    fn text(&self, file: usize) -> Option<String> {
+        self.0.get(file).map(|t| (*t).to_owned())
+    }
+}
+
+/// Issue 45 (D18, behaviour.md §7.5.14): in a file the fused order puts first, the
+/// definition whose text holds the message's words rises to just below the file's
+/// first (its floor is `body_boost` × the file's fused score), ahead of the ones the
+/// graph prefers; in the measured ranking only, and only when the text can be read.
+#[test]
+fn a_definition_whose_text_holds_the_message_rises_in_its_file() {
+    let repo = Repo::new(&[
+        (
+            "app.py",
+            false,
+            "ref:total ref:total ref:total ref:total ref:total ref:total ref:split ref:carry",
+        ),
+        ("src/money.py", false, "def:total def:split def:carry"),
+    ]);
+    let texts = Texts(vec![
+        "total()\n",
+        "def total(items):\ndef split(items):\ndef carry(cents):\n    # the cents lost in rounding\n",
+    ]);
+    let terms = query_terms("The cents are lost when rounding money");
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    let defs = |ranking: &Ranking<'_>| -> Vec<String> {
+        ranking
+            .entries
+            .iter()
+            .filter(|e| e.stage == Stage::Definition && e.rel_fname() == "src/money.py")
+            .filter_map(|e| e.tag().map(|t| t.name.clone()))
+            .collect()
+    };
+    let measured = only(|r| *r = Relevance::MEASURED);
+    let graph_order = ["total", "split", "carry"];
+    assert_eq!(defs(&rank(&req, &measured)), graph_order);
+    req.sources = Some(&texts);
+    assert_eq!(defs(&rank(&req, &measured)), ["total", "carry", "split"]);
+    let off = only(|r| {
+        *r = Relevance::MEASURED;
+        r.body_boost = 0.0;
+    });
+    assert_eq!(defs(&rank(&req, &off)), graph_order);
+    assert_eq!(defs(&rank(&req, &RankConfig::default())), graph_order);
+}
+
+/// Issue 45 (D19, behaviour.md §7.5.14): with `passage_weight`, the files read are
+/// ordered by their best definition's text score, one more order of the fusion: a file
+/// whose code is about the message passes one the graph prefers.
+#[test]
+fn a_file_whose_code_is_about_the_message_rises_with_passages() {
+    let repo = Repo::new(&[
+        ("app.py", false, "ref:alpha ref:alpha ref:alpha ref:beta"),
+        ("src/a.py", false, "def:alpha"),
+        ("src/b.py", false, "def:beta"),
+    ]);
+    let texts = Texts(vec![
+        "alpha()\n",
+        "def alpha():\n    return 1\n",
+        "def beta():\n    # the cents lost in rounding\n",
+    ]);
+    let terms = query_terms("The cents are lost when rounding money");
+    let mut req = repo.request();
+    req.query = terms.iter().map(String::as_str).collect();
+    req.sources = Some(&texts);
+    let with = |weight: f64| {
+        only(|r| {
+            *r = Relevance::MEASURED;
+            r.passage_weight = weight;
+        })
+    };
+    assert_eq!(file_order(&rank(&req, &with(0.0)))[0], "src/a.py");
+    assert_eq!(file_order(&rank(&req, &with(2.0)))[0], "src/b.py");
+    req.sources = None;
+    assert_eq!(file_order(&rank(&req, &with(2.0)))[0], "src/a.py");
+}
+
 /// Issue 24 (D12, behaviour.md §7.5.10): a file the tags say nothing of (no definitions)
 /// whose path matches the message is listed bare among the definitions, where its fused
 /// score falls, in the measured ranking only; the others leave it to stage 2.

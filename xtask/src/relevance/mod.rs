@@ -297,6 +297,8 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "def_boost" => r.def_boost = value.parse()?,
         "body_boost" => r.body_boost = value.parse()?,
         "body_files" => r.body_files = value.parse()?,
+        "passage_weight" => r.passage_weight = value.parse()?,
+        "passage_files" => r.passage_files = value.parse()?,
         "signatures" => r.signatures = value.parse()?,
         "fused_within" => r.fused_within = value.parse()?,
         "co_change_weight" => r.co_change_weight = value.parse()?,
