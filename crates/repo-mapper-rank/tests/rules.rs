@@ -717,7 +717,7 @@ impl repo_mapper_rank::Sources for Texts {
     }
 }
 
-/// Issue 45 (D18, behaviour.md §7.5.14): in a file the fused order puts first, the
+/// Issue 45 (D18, behaviour.md §7.5.15): in a file the fused order puts first, the
 /// definition whose text holds the message's words rises to just below the file's
 /// first (its floor is `body_boost` × the file's fused score), ahead of the ones the
 /// graph prefers; in the measured ranking only, and only when the text can be read.
@@ -759,7 +759,7 @@ fn a_definition_whose_text_holds_the_message_rises_in_its_file() {
     assert_eq!(defs(&rank(&req, &RankConfig::default())), graph_order);
 }
 
-/// Issue 45 (D19, behaviour.md §7.5.14): with `passage_weight`, the files read are
+/// Issue 45 (D19, behaviour.md §7.5.15): with `passage_weight`, the files read are
 /// ordered by their best definition's text score, one more order of the fusion: a file
 /// whose code is about the message passes one the graph prefers.
 #[test]
