@@ -149,8 +149,9 @@ pub struct RankRequest<'a> {
     /// What the user's text points at ([`Clues`]): read in fusion only
     /// ([`Relevance::clue_weight`]).
     pub clues: Option<&'a Clues>,
-    /// Where the text of the files is read for [`Relevance::body_boost`]; `None`: the
-    /// definitions' text is not read.
+    /// Where the text of the files is read for [`Relevance::body_boost`] and
+    /// [`Relevance::passage_weight`]; `None`: the definitions' text is not read. With a
+    /// kept [`RankIndex`], each file's text is read once while its tags stay the same.
     pub sources: Option<&'a dyn Sources>,
     /// List only the best this many definitions, in order, and stop there: a caller that
     /// reads only the head of the list (a map's budget search) need not sort and list a

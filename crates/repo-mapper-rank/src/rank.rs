@@ -616,7 +616,9 @@ fn body_lifts(
 ) -> Option<Vec<f64>> {
     let sources = request.sources?;
     let lifts = relevance.body_boost > 0.0 && relevance.body_files > 0;
-    let passages = relevance.passage_weight > 0.0 && relevance.passage_files > 0;
+    let passages = relevance.passage_weight > 0.0
+        && relevance.passage_files > 0
+        && request.query.len() >= relevance.passage_min_terms;
     if !(lifts || passages) || request.query.is_empty() {
         return None;
     }

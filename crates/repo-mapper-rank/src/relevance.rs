@@ -91,6 +91,10 @@ pub struct Relevance {
     pub passage_weight: f64,
     /// How many of the fused order's first files [`Relevance::passage_weight`] reads.
     pub passage_files: usize,
+    /// The fewest distinct words a message needs for [`Relevance::passage_weight`] to
+    /// be read: a commit subject's few words match a function's text by chance, an
+    /// issue's many do not.
+    pub passage_min_terms: usize,
     /// The message is read without what an issue template adds to it
     /// ([`without_templates`](crate::without_templates): HTML comments, environment and
     /// version sections).
@@ -127,6 +131,7 @@ impl Relevance {
         body_files: 0,
         passage_weight: 0.0,
         passage_files: 0,
+        passage_min_terms: 0,
         without_templates: false,
         specific_unsteered: false,
         signatures: false,
@@ -152,6 +157,7 @@ impl Relevance {
         body_files: 10,
         passage_weight: 2.0,
         passage_files: 30,
+        passage_min_terms: 20,
         without_templates: true,
         specific_unsteered: true,
         signatures: true,

@@ -761,7 +761,8 @@ fn a_definition_whose_text_holds_the_message_rises_in_its_file() {
 
 /// Issue 45 (D19, behaviour.md §7.5.15): with `passage_weight`, the files read are
 /// ordered by their best definition's text score, one more order of the fusion: a file
-/// whose code is about the message passes one the graph prefers.
+/// whose code is about the message passes one the graph prefers — for a message of at
+/// least `passage_min_terms` words.
 #[test]
 fn a_file_whose_code_is_about_the_message_rises_with_passages() {
     let repo = Repo::new(&[
@@ -778,16 +779,26 @@ fn a_file_whose_code_is_about_the_message_rises_with_passages() {
     let mut req = repo.request();
     req.query = terms.iter().map(String::as_str).collect();
     req.sources = Some(&texts);
-    let with = |weight: f64| {
+    let with = |weight: f64, min_terms: usize| {
         only(|r| {
             *r = Relevance::MEASURED;
             r.passage_weight = weight;
+            r.passage_min_terms = min_terms;
         })
     };
-    assert_eq!(file_order(&rank(&req, &with(0.0)))[0], "src/a.py");
-    assert_eq!(file_order(&rank(&req, &with(2.0)))[0], "src/b.py");
+    assert_eq!(file_order(&rank(&req, &with(0.0, 0)))[0], "src/a.py");
+    assert_eq!(file_order(&rank(&req, &with(2.0, 0)))[0], "src/b.py");
+    // A message of fewer words than `passage_min_terms` (the default profile's) is not
+    // read for it.
+    assert!(terms.len() < Relevance::MEASURED.passage_min_terms);
+    assert_eq!(
+        file_order(&rank(&req, &with(2.0, terms.len() + 1)))[0],
+        "src/a.py"
+    );
+    let measured = only(|r| *r = Relevance::MEASURED);
+    assert_eq!(file_order(&rank(&req, &measured))[0], "src/a.py");
     req.sources = None;
-    assert_eq!(file_order(&rank(&req, &with(2.0)))[0], "src/a.py");
+    assert_eq!(file_order(&rank(&req, &with(2.0, 0)))[0], "src/a.py");
 }
 
 /// Issue 24 (D12, behaviour.md §7.5.10): a file the tags say nothing of (no definitions)

@@ -299,6 +299,7 @@ fn set_relevance(r: &mut Relevance, kv: &str) -> Result<()> {
         "body_files" => r.body_files = value.parse()?,
         "passage_weight" => r.passage_weight = value.parse()?,
         "passage_files" => r.passage_files = value.parse()?,
+        "passage_min_terms" => r.passage_min_terms = value.parse()?,
         "signatures" => r.signatures = value.parse()?,
         "fused_within" => r.fused_within = value.parse()?,
         "co_change_weight" => r.co_change_weight = value.parse()?,
