@@ -150,6 +150,18 @@ fn generated() -> Repo {
                     "relay_0 fails to match the validators; see check_5, then relay_0 again",
                 ),
             },
+            // An issue's length (20 distinct words or more): the default profile reads
+            // the definitions' text and orders files by their best one too (D18, D19).
+            Request {
+                tokens: 1024,
+                chat: None,
+                message: Some(
+                    "When a value does not match, check_7 returns False although one of its \
+                     validators should match it: relay_4 passes the value on, the compiled \
+                     patterns are anchored, and any of them failing makes every relay in the \
+                     chain fail. Expected the first matching validator to win.",
+                ),
+            },
         ],
     }
 }

@@ -7,7 +7,7 @@
 //! header, docstring and attributes up to its first method. Each region is scored
 //! against the message's terms by Okapi BM25 over the regions of the files read
 //! (a term in every region, `self` or `return`, weighs little); each region's share is
-//! its score over its file's best region's. A region's length is its size in bytes.
+//! its score over its file's best region's.
 //!
 //! A file's words are counted once per region into a [`BodyIndex`], which does not
 //! depend on the message: a kept [`RankIndex`](crate::RankIndex) keeps it per file, so a
@@ -73,7 +73,7 @@ impl BodyIndex {
         let mut region = None;
         for (i, line) in text.split('\n').enumerate() {
             let number = i as i32 + 1;
-            while starts.get(region.map_or(0, |r| r + 1)) == Some(&number) {
+            if starts.get(region.map_or(0, |r| r + 1)) == Some(&number) {
                 region = Some(region.map_or(0, |r| r + 1));
             }
             let Some(r) = region else { continue };
@@ -93,24 +93,26 @@ impl BodyIndex {
         }
     }
 
-    /// Per region, the count of each of `hashes`: region-major, `[r * terms + t]`.
-    fn counts(&self, hashes: &[u32]) -> Vec<u32> {
-        let terms = hashes.len();
-        let mut counts = vec![0u32; self.starts.len() * terms];
-        for (t, hash) in hashes.iter().enumerate() {
-            for &(r, n) in self.words.get(hash).map_or(&[][..], Vec::as_slice) {
-                counts[r as usize * terms + t] += n;
+    /// The regions holding the word of hash `hash`, each with its count.
+    fn holding(&self, hash: u32) -> &[(u32, u32)] {
+        self.words.get(&hash).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// Each region's Okapi BM25 score for the terms of `hashes` (with their `idf` and
+    /// `weights`; `avg`: the mean region length): `(start line, score)`. Only the
+    /// regions holding a term are visited.
+    fn bm25(&self, hashes: &[u32], idf: &[f64], weights: &[f64], avg: f64) -> Vec<(i32, f64)> {
+        let mut scores = vec![0.0f64; self.starts.len()];
+        for (t, &hash) in hashes.iter().enumerate() {
+            let weight = weights.get(t).copied().unwrap_or(1.0) * idf[t];
+            for &(r, n) in self.holding(hash) {
+                let f = f64::from(n);
+                let norm = K1 * (1.0 - B + B * self.lengths[r as usize] / avg.max(1e-9));
+                scores[r as usize] += weight * f * (K1 + 1.0) / (f + norm);
             }
         }
-        counts
+        self.starts.iter().copied().zip(scores).collect()
     }
-}
-
-/// One file's regions as the query counts them.
-struct Regions {
-    index: Arc<BodyIndex>,
-    /// Region-major: `counts[r * terms + t]`.
-    counts: Vec<u32>,
 }
 
 /// Per file of `chosen` (indices into `files`), its regions' BM25 scores: `(start line,
@@ -123,28 +125,19 @@ pub(crate) fn region_scores(
     weights: &[f64],
 ) -> HashMap<u32, Vec<(i32, f64)>, FxBuildHasher> {
     let hashes: Vec<u32> = terms.iter().map(|t| term_hash(t)).collect();
-    let read: Vec<(usize, Regions)> = chosen
+    let read: Vec<(usize, Arc<BodyIndex>)> = chosen
         .par_iter()
-        .filter_map(|&fi| {
-            let index = body(fi)?;
-            let counts = index.counts(&hashes);
-            Some((fi, Regions { index, counts }))
-        })
+        .filter_map(|&fi| Some((fi, body(fi)?)))
         .collect();
-    let idf = region_idf(&read, terms.len());
-    let total: f64 = read.iter().flat_map(|(_, r)| &r.index.lengths).sum();
-    let count = read
-        .iter()
-        .map(|(_, r)| r.index.lengths.len())
-        .sum::<usize>();
-    let avg = total / (count.max(1) as f64);
+    let regions: usize = read.iter().map(|(_, b)| b.starts.len()).sum();
+    let idf = region_idf(&read, &hashes, regions);
+    let total: f64 = read.iter().flat_map(|(_, b)| &b.lengths).sum();
+    let avg = total / (regions.max(1) as f64);
     let mut scored = HashMap::default();
-    for (fi, r) in read {
-        let scores: Vec<(i32, f64)> = (0..r.index.starts.len())
-            .map(|i| (r.index.starts[i], bm25(&r, i, &idf, weights, avg)))
-            .collect();
+    for (fi, b) in &read {
+        let scores = b.bm25(&hashes, &idf, weights, avg);
         if best_of(&scores) > 0.0 {
-            scored.insert(fi as u32, scores);
+            scored.insert(*fi as u32, scores);
         }
     }
     scored
@@ -171,30 +164,19 @@ pub(crate) fn share_at(regions: &[(i32, f64)], line: i32) -> f64 {
     after.checked_sub(1).map_or(0.0, |i| regions[i].1)
 }
 
-/// Each term's inverse document frequency over every region read.
-fn region_idf(read: &[(usize, Regions)], terms: usize) -> Vec<f64> {
-    let n: usize = read.iter().map(|(_, r)| r.index.starts.len()).sum();
-    (0..terms)
-        .map(|t| {
-            let df = (read.iter())
-                .flat_map(|(_, r)| r.counts.chunks_exact(terms.max(1)))
-                .filter(|row| row.get(t).is_some_and(|&c| c > 0))
-                .count() as f64;
-            (1.0 + (n as f64 - df + 0.5) / (df + 0.5)).ln()
+/// Each term's inverse document frequency over the `regions` regions read: the regions
+/// holding it are its document frequency.
+fn region_idf(read: &[(usize, Arc<BodyIndex>)], hashes: &[u32], regions: usize) -> Vec<f64> {
+    let n = regions as f64;
+    (hashes.iter())
+        .map(|&hash| {
+            let df = read
+                .iter()
+                .map(|(_, b)| b.holding(hash).len())
+                .sum::<usize>() as f64;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect()
-}
-
-/// Region `i`'s BM25 score.
-fn bm25(r: &Regions, i: usize, idf: &[f64], weights: &[f64], avg: f64) -> f64 {
-    let terms = idf.len();
-    let norm = K1 * (1.0 - B + B * r.index.lengths[i] / avg.max(1e-9));
-    (0..terms)
-        .map(|t| {
-            let f = f64::from(r.counts[i * terms + t]);
-            weights.get(t).copied().unwrap_or(1.0) * idf[t] * f * (K1 + 1.0) / (f + norm)
-        })
-        .sum()
 }
 
 #[cfg(test)]

@@ -622,11 +622,11 @@ fn body_lifts(
     if !(lifts || passages) || request.query.is_empty() {
         return None;
     }
-    let reads = match (lifts, passages) {
-        (true, true) => relevance.body_files.max(relevance.passage_files),
-        (true, false) => relevance.body_files,
-        _ => relevance.passage_files,
-    };
+    let reads = (if lifts { relevance.body_files } else { 0 }).max(if passages {
+        relevance.passage_files
+    } else {
+        0
+    });
     let weights: Vec<f64> = (0..request.query.len())
         .map(|t| {
             let n = request.query_counts.get(t).copied().unwrap_or(1);
@@ -665,13 +665,18 @@ fn body_lifts(
 }
 
 /// The first `n` files by `fused` score (ties by file) of those with definitions (`top`
-/// above 0), chat files left out.
+/// above 0), chat files left out. Only those `n` are sorted: on a large repository
+/// nearly every file has a fused score.
 fn first_files(fused: &[f64], top: &[f64], prep: &Prepared<'_, '_>, n: usize) -> Vec<usize> {
     let mut chosen: Vec<usize> = (0..fused.len())
         .filter(|&f| fused[f] > 0.0 && top[f] > 0.0 && !prep.chat[f])
         .collect();
-    chosen.sort_by(|&a, &b| fused[b].total_cmp(&fused[a]).then(a.cmp(&b)));
-    chosen.truncate(n);
+    let order = |a: &usize, b: &usize| fused[*b].total_cmp(&fused[*a]).then(a.cmp(b));
+    if chosen.len() > n {
+        chosen.select_nth_unstable_by(n, order);
+        chosen.truncate(n);
+    }
+    chosen.sort_unstable_by(order);
     chosen
 }
 

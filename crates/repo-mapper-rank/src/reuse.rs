@@ -1,7 +1,7 @@
 //! [`RankIndex`]: the tag index kept between rankings of the same files.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::iter::{IntoParallelRefIterator, ParallelIterator};
 use repo_mapper_tags::fxhash::FxBuildHasher;
@@ -131,15 +131,13 @@ impl RankIndex {
         file: usize,
         make: impl FnOnce() -> Option<BodyIndex>,
     ) -> Option<Arc<BodyIndex>> {
-        let kept = |bodies: &HashMap<u32, Arc<BodyIndex>, FxBuildHasher>| {
-            bodies.get(&(file as u32)).cloned()
-        };
-        if let Some(body) = kept(&self.bodies.lock().unwrap_or_else(|e| e.into_inner())) {
-            return Some(body);
+        // Not held while `make` reads and splits the file: the other threads read theirs.
+        let bodies = || self.bodies.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(body) = bodies().get(&(file as u32)) {
+            return Some(Arc::clone(body));
         }
         let body = Arc::new(make()?);
-        let mut bodies = self.bodies.lock().unwrap_or_else(|e| e.into_inner());
-        Some(Arc::clone(bodies.entry(file as u32).or_insert(body)))
+        Some(Arc::clone(bodies().entry(file as u32).or_insert(body)))
     }
 
     /// Each file's path words, counted, in file order.
